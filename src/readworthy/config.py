@@ -1,0 +1,128 @@
+"""Configuration: one frozen value, built once by an entry point and passed down.
+
+Three sources, in order of precedence for the fields they share:
+  1. action inputs (`INPUT_*`) or CLI flags,
+  2. the repository's `.github/readworthy.yml`, read from the *base* branch
+     (a PR must not be able to change the rules that judge it),
+  3. the defaults below.
+Secrets are `SecretStr` so they never print by accident.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from .errors import ConfigError
+
+DEFAULT_MODEL = "gpt-4.1-mini"
+DEFAULT_BUDGET = 16_000
+DEFAULT_API_URL = "https://api.github.com"
+LANGUAGES = ("en", "zh-CN")
+Language = Literal["en", "zh-CN"]
+
+
+class RepoConfig(BaseModel):
+    """What `.github/readworthy.yml` may set. Unknown keys are an error (typos must not pass silently)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    language: Language | None = None
+    budget: int | None = Field(default=None, ge=1_000, le=1_000_000)
+    model: str | None = None
+    # path glob (gitignore style) -> human area name, e.g. "vllm/v1/worker/**": "MRV2 / worker"
+    areas: dict[str, str] = Field(default_factory=dict)
+    # extra file-kind rules: glob -> kind (see classify.py), checked before the built-in table
+    file_kinds: dict[str, str] = Field(default_factory=dict)
+    # logins whose comments are noise (CI bots); "[bot]" accounts are always noise
+    ignore_authors: list[str] = Field(default_factory=list)
+    skip_labels: list[str] = Field(default_factory=list)
+    skip_authors: list[str] = Field(default_factory=list)
+    skip_base_branches: list[str] = Field(default_factory=list)
+    skip_paths: list[str] = Field(default_factory=list)  # skip when *every* changed path matches
+    include_drafts: bool = False
+    include_bots: bool = False
+    verdict_labels: bool | None = None
+    section_shares: dict[str, float] = Field(default_factory=dict)
+
+
+class Settings(BaseModel):
+    """Everything a run needs to know, resolved. Frozen: stages read it, nobody writes it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # output
+    language: Language = "en"
+    # model
+    model: str = DEFAULT_MODEL
+    openai_api_key: SecretStr | None = None
+    openai_base_url: str | None = None
+    azure_endpoint: str | None = None
+    azure_deployment: str | None = None
+    azure_api_version: str | None = None
+    model_timeout: float = Field(default=120.0, gt=0)
+    model_max_retries: int = Field(default=3, ge=0, le=10)
+    budget: int = Field(default=DEFAULT_BUDGET, ge=1_000, le=1_000_000)
+    output_reserve: int = Field(default=2_000, ge=200)
+    price_table: dict[str, tuple[float, float]] = Field(default_factory=dict)  # model -> ($/1M in, $/1M out)
+    # github
+    github_token: SecretStr | None = None
+    github_api_url: str = DEFAULT_API_URL
+    github_graphql_url: str = ""
+    github_timeout: float = Field(default=30.0, gt=0)
+    own_login: str | None = None  # override for "who are we" (sticky-comment author check)
+    # behaviour
+    trigger_label: str = "readworthy"
+    force: bool = False
+    verdict_labels: bool = False
+    fail_on_error: bool = False
+    show_prompt: bool = False
+    repo_config: RepoConfig = Field(default_factory=RepoConfig)
+
+    @field_validator("github_api_url")
+    @classmethod
+    def _strip_slash(cls, v: str) -> str:
+        return v.rstrip("/")
+
+    @property
+    def graphql_url(self) -> str:
+        if self.github_graphql_url:
+            return self.github_graphql_url
+        # github.com: https://api.github.com/graphql; GHES: https://HOST/api/v3 -> https://HOST/api/graphql
+        base = self.github_api_url
+        if base.endswith("/api/v3"):
+            return base[: -len("/v3")] + "/graphql"
+        return base + "/graphql"
+
+    @property
+    def has_model(self) -> bool:
+        return self.openai_api_key is not None and bool(self.openai_api_key.get_secret_value())
+
+    def with_repo_config(self, repo_config: RepoConfig) -> Settings:
+        """Settings with the repository's file applied under explicitly given inputs."""
+        update: dict[str, object] = {"repo_config": repo_config}
+        if repo_config.verdict_labels is not None:
+            update["verdict_labels"] = repo_config.verdict_labels
+        return self.model_copy(update=update)
+
+
+def build_settings(values: Mapping[str, object]) -> Settings:
+    """Validate raw values (from inputs, flags, env) into Settings, or raise ConfigError naming the field."""
+    clean = {k: v for k, v in values.items() if v is not None and v != ""}
+    try:
+        return Settings.model_validate(clean)
+    except ValidationError as exc:
+        lines = [f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
+        raise ConfigError("invalid settings:\n" + "\n".join(lines)) from None
+
+
+def model_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
+    """The openai SDK's own conventions: OPENAI_API_KEY and OPENAI_BASE_URL."""
+    env = os.environ if environ is None else environ
+    return {
+        "openai_api_key": env.get("OPENAI_API_KEY") or None,
+        "openai_base_url": env.get("OPENAI_BASE_URL") or None,
+    }

@@ -1,0 +1,36 @@
+"""The few errors readworthy raises on purpose. Each message names the fix.
+
+Entry points map them to exit codes: a ReadworthyError is a known failure
+(exit 1, or 0 when `fail-on-error` is false and the failure is recoverable);
+anything else is a bug (exit 3, traceback kept).
+"""
+
+
+class ReadworthyError(Exception):
+    """A known failure with a message meant for the user."""
+
+    exit_code = 1
+
+
+class ConfigError(ReadworthyError):
+    """Inputs, environment or the repository config file are invalid."""
+
+
+class EventError(ReadworthyError):
+    """The GitHub event payload is missing, malformed or not one we handle."""
+
+
+class InputError(ReadworthyError):
+    """A local input (patch file, git range) cannot be read as a diff."""
+
+
+class GitHubError(ReadworthyError):
+    """The GitHub API refused or failed a request after retries."""
+
+
+class ModelError(ReadworthyError):
+    """The model endpoint failed or answered something unusable."""
+
+
+class PublishError(ReadworthyError):
+    """The comment could not be written (locked, no permission, archived)."""

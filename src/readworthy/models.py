@@ -1,0 +1,261 @@
+"""Typed values passed between the pipeline stages.
+
+event -> gather -> pack -> analyze -> render -> publish
+
+    Event        what triggered the run (event.py)
+    PRContext    everything gathered about one pull request (gather.py, local.py)
+    Prompt       the messages for the model, inside the token budget (pack.py)
+    Digest       the structured reading guide the model (or heuristic) writes (analyze.py)
+    Report       Digest + how it was made: usage, coverage, state (analyze.py)
+    str          Markdown (render.py), then a comment (publish.py)
+
+All PR-derived text in these values is untrusted: it is data to describe,
+never instructions to follow.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --------------------------------------------------------------------------- PR context
+
+
+class FileStatus(str, Enum):
+    ADDED = "added"
+    MODIFIED = "modified"
+    REMOVED = "removed"
+    RENAMED = "renamed"
+    COPIED = "copied"
+    CHANGED = "changed"  # mode-only and other GitHub statuses
+
+
+class FileChange(_Frozen):
+    """One changed file. `patch` is None when GitHub (or git) gave none: binary, too large, capped."""
+
+    path: str
+    status: FileStatus = FileStatus.MODIFIED
+    previous_path: str | None = None
+    additions: int = 0
+    deletions: int = 0
+    patch: str | None = None
+    binary: bool = False
+
+
+class Commit(_Frozen):
+    sha: str
+    message: str
+    author: str = ""
+
+
+class Comment(_Frozen):
+    """An issue comment on the PR or on a linked issue."""
+
+    id: int = 0
+    author: str = ""
+    body: str = ""
+    created_at: str = ""
+    author_is_bot: bool = False
+
+
+class ReviewState(str, Enum):
+    APPROVED = "APPROVED"
+    CHANGES_REQUESTED = "CHANGES_REQUESTED"
+    COMMENTED = "COMMENTED"
+    DISMISSED = "DISMISSED"
+    PENDING = "PENDING"
+
+
+class Review(_Frozen):
+    id: int = 0
+    author: str = ""
+    state: ReviewState = ReviewState.COMMENTED
+    body: str = ""
+    submitted_at: str = ""
+
+
+class ThreadComment(_Frozen):
+    author: str = ""
+    body: str = ""
+    created_at: str = ""
+
+
+class ReviewThread(_Frozen):
+    """Inline review comments on one spot of the diff, replies in order."""
+
+    path: str
+    line: int | None = None
+    is_resolved: bool = False
+    is_outdated: bool = False
+    diff_hunk: str = ""
+    comments: list[ThreadComment] = Field(default_factory=list)
+
+
+class LinkKind(str, Enum):
+    CLOSING = "closing"  # Fixes #N / closingIssuesReferences
+    MENTIONED = "mentioned"  # "see #N", a bare #N
+    CROSS_REFERENCED = "cross-referenced"  # another issue/PR referenced this PR
+
+
+class LinkedIssue(_Frozen):
+    """An issue this PR closes, with the substance a reader needs (root cause, numbers)."""
+
+    number: int
+    repo: str = ""  # owner/name; "" means the PR's own repository
+    title: str = ""
+    state: str = ""
+    labels: list[str] = Field(default_factory=list)
+    body: str = ""
+    comments: list[Comment] = Field(default_factory=list)
+    url: str = ""
+
+
+class RelatedItem(_Frozen):
+    """An issue or PR that is only mentioned or cross-references this one: title and state only."""
+
+    number: int
+    repo: str = ""
+    title: str = ""
+    state: str = ""
+    is_pull_request: bool = False
+    kind: LinkKind = LinkKind.MENTIONED
+    url: str = ""
+
+
+class PRContext(_Frozen):
+    """Everything gathered about one pull request. Built by gather (GitHub) or local (a diff)."""
+
+    repo: str = ""  # owner/name; "" for a local diff
+    number: int = 0
+    title: str = ""
+    body: str = ""
+    author: str = ""
+    author_is_bot: bool = False
+    url: str = ""
+    state: str = "open"
+    draft: bool = False
+    locked: bool = False
+    merged: bool = False
+    base_ref: str = ""
+    head_ref: str = ""
+    base_sha: str = ""
+    head_sha: str = ""
+    labels: list[str] = Field(default_factory=list)
+    created_at: str = ""
+    merged_at: str = ""
+    files: list[FileChange] = Field(default_factory=list)
+    changed_files: int = 0  # as GitHub reports it; may exceed len(files) past the 3,000-file cap
+    additions: int = 0
+    deletions: int = 0
+    commits: list[Commit] = Field(default_factory=list)
+    commit_count: int = 0
+    comments: list[Comment] = Field(default_factory=list)
+    reviews: list[Review] = Field(default_factory=list)
+    threads: list[ReviewThread] = Field(default_factory=list)
+    linked_issues: list[LinkedIssue] = Field(default_factory=list)
+    related: list[RelatedItem] = Field(default_factory=list)
+    owners: dict[str, list[str]] = Field(default_factory=dict)  # team/owner -> changed paths they own
+    areas: dict[str, list[str]] = Field(default_factory=dict)  # human area name -> changed paths
+    noise_counts: dict[str, int] = Field(default_factory=dict)  # e.g. {"lgtm": 3, "bot": 5}
+    gather_notes: list[str] = Field(default_factory=list)  # e.g. "files API capped at 3,000"
+
+
+# --------------------------------------------------------------------------- packing
+
+
+class Coverage(_Frozen):
+    """What the model (or heuristic) actually saw."""
+
+    files_total: int = 0
+    files_full: int = 0
+    files_partial: int = 0
+    files_name_only: int = 0
+    omitted: list[str] = Field(default_factory=list)  # paths seen by name only or not at all
+    secrets_redacted: int = 0
+    linked_issues: int = 0
+    review_comments: int = 0
+    notes: list[str] = Field(default_factory=list)
+
+
+class Message(_Frozen):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class Prompt(_Frozen):
+    messages: list[Message]
+    tokens: int  # counted with `encoding` over the final messages
+    budget: int
+    encoding: str
+    estimated: bool = False  # True when tiktoken was unavailable and tokens were estimated
+    coverage: Coverage = Field(default_factory=Coverage)
+    input_hash: str = ""  # hash of what was packed; same inputs -> same hash
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+class Verdict(str, Enum):
+    DEEP_READ = "deep-read"
+    SKIM = "skim"
+    SKIP = "skip"
+
+
+class Decision(BaseModel):
+    """One key design decision, tied to code in the diff."""
+
+    model_config = ConfigDict(extra="forbid")
+    title: str = Field(max_length=160)
+    explanation: str = Field(max_length=900)
+    references: list[str] = Field(default_factory=list, max_length=8)  # files, symbols, tests
+
+
+class Digest(BaseModel):
+    """The structured reading guide for one PR. This is the model's output schema."""
+
+    model_config = ConfigDict(extra="forbid")
+    verdict: Verdict
+    reason: str = Field(max_length=400)
+    headline: str = Field(max_length=200)
+    audience: list[str] = Field(default_factory=list, max_length=6)
+    decisions: list[Decision] = Field(default_factory=list, max_length=4)
+    start_reading: list[str] = Field(default_factory=list, max_length=6)
+    discussion: str = Field(default="", max_length=900)
+    linked_issue_findings: list[str] = Field(default_factory=list, max_length=4)
+    open_items: list[str] = Field(default_factory=list, max_length=5)
+    related: list[int] = Field(default_factory=list, max_length=8)
+
+
+class Usage(_Frozen):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    model_calls: int = 0
+
+
+class Report(BaseModel):
+    """A Digest plus how it was made. Stored (as JSON) in the comment's hidden state."""
+
+    model_config = ConfigDict(extra="forbid")
+    digest: Digest
+    analyzer: Literal["model", "heuristic"]
+    model: str = ""
+    prompt_version: str = ""
+    language: str = "en"
+    usage: Usage = Field(default_factory=Usage)
+    coverage: Coverage = Field(default_factory=Coverage)
+    dropped_references: int = 0
+    fallback_reason: str = ""  # why the heuristic stood in for the model, if it did
+    repo: str = ""
+    number: int = 0
+    title: str = ""
+    url: str = ""
+    head_sha: str = ""
+    input_hash: str = ""
