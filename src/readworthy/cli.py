@@ -1,0 +1,221 @@
+"""Command line: `readworthy demo | local | pr | action | digest`.
+
+A thin layer: parse flags, build Settings once, call the pipeline, print. Exit codes:
+0 success, 1 a known failure (message on stderr), 2 bad usage, 3 a bug (traceback kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from . import __version__
+from .config import LANGUAGES, Settings, build_settings, model_env
+from .errors import InputError, ReadworthyError
+from .models import Prompt, Report
+
+log = logging.getLogger("readworthy")
+
+
+# --------------------------------------------------------------------------- shared flags
+
+
+def _add_model_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--language", choices=LANGUAGES, help="output language (default: en)")
+    parser.add_argument("--budget", type=int, help="prompt token budget (default: 16000)")
+    parser.add_argument("--model", help="model name (default: gpt-4.1-mini; key from OPENAI_API_KEY)")
+    parser.add_argument(
+        "--format", choices=("markdown", "json"), default="markdown", help="what to print"
+    )
+
+
+def _settings_from_args(args: argparse.Namespace, **extra: object) -> Settings:
+    values: dict[str, object] = dict(model_env())
+    values.update(
+        language=getattr(args, "language", None),
+        budget=getattr(args, "budget", None),
+        model=getattr(args, "model", None),
+        github_token=os.environ.get("GITHUB_TOKEN") or None,
+        github_api_url=os.environ.get("GITHUB_API_URL") or None,
+        github_graphql_url=os.environ.get("GITHUB_GRAPHQL_URL") or None,
+    )
+    values.update(extra)
+    return build_settings(values)
+
+
+def report_to_json(report: Report) -> str:
+    """The structured digest with the verdict at the top level, then everything else."""
+    data = {"verdict": report.digest.verdict.value, **report.model_dump(mode="json")}
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def prompt_to_text(prompt: Prompt) -> str:
+    """The exact messages that would be sent, one block per message."""
+    return "\n".join(f"--- {m.role} ---\n{m.content}" for m in prompt.messages) + "\n"
+
+
+def _print_report(report: Report, fmt: str) -> None:
+    if fmt == "json":
+        print(report_to_json(report))
+    else:
+        from .render import render_comment
+
+        print(render_comment(report))
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Analyze the bundled sample PR with the heuristic analyzer: no key, no network."""
+    from .pipeline import review_context
+    from .sample import load_sample
+
+    settings = _settings_from_args(args, openai_api_key=None, openai_base_url=None)
+    settings = settings.model_copy(update={"openai_api_key": None})
+    report = review_context(load_sample(), settings, client=None)
+    _print_report(report, args.format)
+    return 0
+
+
+def cmd_local(args: argparse.Namespace) -> int:
+    """Analyze a patch file, stdin, or a git range of the repository in the current directory."""
+    from .analyze import make_openai_client
+    from .local import LocalSource, context_from_source
+    from .pack import pack_prompt
+    from .pipeline import review_context
+
+    if args.patch is None and args.base is None:
+        raise InputError("give --patch FILE (or - for stdin) or --base REF [--head REF]")
+    body = ""
+    if args.body_file:
+        try:
+            body = Path(args.body_file).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise InputError(f"cannot read --body-file {args.body_file}: {exc.strerror}") from None
+    source = LocalSource(patch=args.patch, base=args.base, head=args.head, title=args.title or "", body=body)
+    ctx = context_from_source(source)
+    settings = _settings_from_args(args)
+    if args.show_prompt:
+        sys.stdout.write(prompt_to_text(pack_prompt(ctx, settings)))
+        return 0
+    report = review_context(ctx, settings, client=make_openai_client(settings))
+    _print_report(report, args.format)
+    return 0
+
+
+def _parse_pr_ref(ref: str) -> tuple[str, int]:
+    repo, sep, number = ref.partition("#")
+    if not sep or repo.count("/") != 1 or not number.isdigit():
+        raise InputError(f"expected OWNER/REPO#NUMBER, got {ref!r}")
+    return repo, int(number)
+
+
+def cmd_pr(args: argparse.Namespace) -> int:
+    """The action's review for one PR, from a terminal (GITHUB_TOKEN from the environment)."""
+    from .review import review_pull_request
+
+    repo, number = _parse_pr_ref(args.ref)
+    settings = _settings_from_args(args, force=args.force or None)
+    outcome = review_pull_request(repo, number, settings, dry_run=args.dry_run)
+    if outcome.report is not None:
+        _print_report(outcome.report, args.format)
+    if outcome.comment_url:
+        print(f"comment: {outcome.comment_url}", file=sys.stderr)
+    return 0
+
+
+def cmd_action(args: argparse.Namespace) -> int:
+    from .action import run_action
+
+    return run_action(os.environ)
+
+
+def cmd_digest(args: argparse.Namespace) -> int:
+    from .digest import run_digest_command
+
+    return run_digest_command(args)
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="readworthy",
+        description="Say whether a pull request is worth reading, and why.",
+    )
+    parser.add_argument("--version", action="version", version=f"readworthy {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="analyze the bundled sample PR (no key, no network)")
+    demo.add_argument("--language", choices=LANGUAGES)
+    demo.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    demo.set_defaults(func=cmd_demo)
+
+    local = sub.add_parser("local", help="analyze a unified diff or a git range, without GitHub")
+    src = local.add_mutually_exclusive_group()
+    src.add_argument("--patch", metavar="FILE", help="git diff / git show / format-patch output; - for stdin")
+    src.add_argument("--base", metavar="REF", help="analyze BASE...HEAD of the git repository here")
+    local.add_argument("--head", metavar="REF", default="HEAD")
+    local.add_argument("--title", help="PR title (default: the first commit subject)")
+    local.add_argument("--body-file", metavar="FILE", help="file holding the PR description")
+    local.add_argument("--show-prompt", action="store_true", help="print the model messages and exit")
+    _add_model_flags(local)
+    local.set_defaults(func=cmd_local)
+
+    pr = sub.add_parser("pr", help="review one PR on GitHub, like the action (GITHUB_TOKEN)")
+    pr.add_argument("ref", metavar="OWNER/REPO#N")
+    pr.add_argument("--dry-run", action="store_true", help="print the comment, post nothing")
+    pr.add_argument("--force", action="store_true", help="ignore the cached analysis")
+    _add_model_flags(pr)
+    pr.set_defaults(func=cmd_pr)
+
+    action = sub.add_parser("action", help="the GitHub Action entry point (reads GITHUB_* / INPUT_*)")
+    action.set_defaults(func=cmd_action)
+
+    try:
+        from .digest import add_digest_parser
+    except ImportError:  # the digest command is optional while it is being built
+        pass
+    else:
+        add_digest_parser(sub, cmd_digest)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="readworthy: %(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+    func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
+    if func is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return func(args)
+    except ReadworthyError as exc:
+        print(f"readworthy: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception:  # a bug: keep the traceback for the report
+        traceback.print_exc()
+        print("readworthy: internal error (exit 3); please report it with the traceback above", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
