@@ -62,10 +62,10 @@ def _git(args: list[str], cwd: Path) -> str:
 
 
 def git_range_patch(base: str, head: str, cwd: Path) -> tuple[str, list[Commit]]:
-    """The diff base...head (what a PR from head into base would show) and its commits."""
+    """The diff base...head (what a PR from head into base would show) and its commits, oldest first."""
     merge_base = _git(["merge-base", base, head], cwd).strip()
     diff = _git(["diff", "--no-color", "--find-renames", "--no-ext-diff", merge_base, head], cwd)
-    log = _git(["log", "--no-color", "--format=%H%x1f%an%x1f%B%x1e", f"{merge_base}..{head}"], cwd)
+    log = _git(["log", "--reverse", "--no-color", "--format=%H%x1f%an%x1f%B%x1e", f"{merge_base}..{head}"], cwd)
     commits = []
     for record in log.split("\x1e"):
         record = record.strip("\n")
@@ -99,5 +99,5 @@ def context_from_source(source: LocalSource, cwd: Path | None = None) -> PRConte
         deletions=sum(f.deletions for f in files),
         commits=commits,
         commit_count=len(commits),
-        head_sha=commits[0].sha if commits else "",
+        head_sha=commits[-1].sha if commits else "",
     )

@@ -1,0 +1,116 @@
+"""The `readworthy` console script, run as a subprocess the way a user runs it (no key, no network)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SAMPLE_PATCH = Path(__file__).resolve().parents[2] / "src" / "readworthy" / "sample" / "diff.patch"
+VERDICTS = {"deep-read", "skim", "skip"}
+
+
+def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None, env: dict | None = None):
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "GITHUB_"))}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "readworthy.cli", *args],
+        input=stdin, capture_output=True, text=True, cwd=cwd, env=full_env, timeout=300,
+    )
+
+
+def test_version() -> None:
+    proc = run_cli("--version")
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("readworthy ")
+
+
+def test_demo_prints_a_labelled_heuristic_comment() -> None:
+    proc = run_cli("demo")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "<!-- readworthy:" in out
+    assert "heuristic" in out.lower()
+    # the sample's real code names appear in the reading guide
+    assert "eviction.py" in out
+
+
+def test_demo_in_chinese_uses_localised_verdict_words() -> None:
+    proc = run_cli("demo", "--language", "zh-CN")
+    assert proc.returncode == 0, proc.stderr
+    assert any(word in proc.stdout for word in ("值得精读", "值得快速浏览", "不必精读"))
+
+
+def test_demo_json_has_top_level_verdict_usage_and_coverage() -> None:
+    proc = run_cli("demo", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["verdict"] in VERDICTS
+    assert data["analyzer"] == "heuristic"
+    assert data["coverage"]["files_total"] == 5
+    assert "prompt_tokens" in data["usage"]
+
+
+@pytest.mark.parametrize("budget", [1500, 4000, 16000])
+def test_show_prompt_fits_the_budget(budget: int) -> None:
+    import tiktoken
+
+    from readworthy.tokens import get_token_counter
+
+    get_token_counter("gpt-4.1-mini")  # makes the offline encodings available to tiktoken
+    proc = run_cli("local", "--patch", str(SAMPLE_PATCH), "--budget", str(budget), "--show-prompt")
+    assert proc.returncode == 0, proc.stderr
+    assert "--- system ---" in proc.stdout and "--- user ---" in proc.stdout
+    assert len(tiktoken.get_encoding("o200k_base").encode(proc.stdout)) <= budget
+
+
+def test_local_reads_stdin_and_prints_json() -> None:
+    proc = run_cli("local", "--patch", "-", "--format", "json", stdin=SAMPLE_PATCH.read_text())
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["verdict"] in VERDICTS
+    assert data["coverage"]["files_total"] == 5
+
+
+def test_local_git_range(tmp_path: Path) -> None:
+    def git(*a: str) -> None:
+        subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.email", "t@example.invalid")
+    git("config", "user.name", "T")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    (tmp_path / "a.py").write_text("x = 1\n\n\ndef parse_header(line):\n    return line.split(':', 1)\n")
+    git("commit", "-qam", "Add parse_header")
+    proc = run_cli("local", "--base", "HEAD~1", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["title"] == "Add parse_header"
+    assert data["coverage"]["files_total"] == 1
+
+
+def test_a_file_that_is_not_a_diff_is_a_clear_error(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("just some prose, no diff here\n")
+    proc = run_cli("local", "--patch", str(notes))
+    assert proc.returncode == 1
+    assert "readworthy: error:" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_source_is_a_clear_error() -> None:
+    proc = run_cli("local")
+    assert proc.returncode == 1
+    assert "--patch" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_no_command_prints_help_and_exits_2() -> None:
+    proc = run_cli()
+    assert proc.returncode == 2
+    assert "usage:" in proc.stderr

@@ -1,0 +1,88 @@
+"""local.py: PRContext from a patch file, stdin, or a git range of a real temporary repository."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from readworthy.errors import InputError
+from readworthy.local import LocalSource, context_from_source, read_patch_text
+
+PATCH = """\
+diff --git a/pkg/core.py b/pkg/core.py
+index 1111111..2222222 100644
+--- a/pkg/core.py
++++ b/pkg/core.py
+@@ -1,2 +1,4 @@
+ def a():
+     return 1
++def b():
++    return 2
+"""
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    _git(tmp_path, "init", "-q", "-b", "main")
+    _git(tmp_path, "config", "user.email", "t@example.invalid")
+    _git(tmp_path, "config", "user.name", "Tester")
+    (tmp_path / "core.py").write_text("def a():\n    return 1\n")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "base")
+    _git(tmp_path, "checkout", "-qb", "feature")
+    (tmp_path / "core.py").write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
+    _git(tmp_path, "commit", "-qam", "Add b()")
+    (tmp_path / "extra.py").write_text("X = 1\n")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "Add extra module")
+    return tmp_path
+
+
+def test_patch_file_becomes_context(tmp_path: Path) -> None:
+    patch = tmp_path / "c.diff"
+    patch.write_text(PATCH)
+    ctx = context_from_source(LocalSource(patch=str(patch), title="Add b"))
+    assert ctx.title == "Add b"
+    assert [f.path for f in ctx.files] == ["pkg/core.py"]
+    assert (ctx.additions, ctx.deletions, ctx.changed_files) == (2, 0, 1)
+
+
+def test_git_range_uses_merge_base_and_keeps_commits_oldest_first(repo: Path) -> None:
+    ctx = context_from_source(LocalSource(base="main", head="feature"), cwd=repo)
+    assert sorted(f.path for f in ctx.files) == ["core.py", "extra.py"]
+    assert [c.message for c in ctx.commits] == ["Add b()", "Add extra module"]
+    assert ctx.title == "Add b()"  # the first commit's subject when no title is given
+    assert ctx.head_sha == ctx.commits[-1].sha
+
+
+def test_unknown_ref_is_a_clear_input_error(repo: Path) -> None:
+    with pytest.raises(InputError, match="do both refs exist"):
+        context_from_source(LocalSource(base="no-such-branch"), cwd=repo)
+
+
+def test_empty_range_is_an_input_error(repo: Path) -> None:
+    with pytest.raises(InputError, match="no changes"):
+        context_from_source(LocalSource(base="feature", head="feature"), cwd=repo)
+
+
+def test_missing_patch_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not found"):
+        read_patch_text(str(tmp_path / "absent.diff"))
+
+
+def test_non_utf8_bytes_are_replaced_not_fatal(tmp_path: Path) -> None:
+    patch = tmp_path / "latin1.diff"
+    patch.write_bytes(PATCH.replace("return 2", "return 'caf\xe9'").encode("latin-1"))
+    ctx = context_from_source(LocalSource(patch=str(patch)))
+    assert "\ufffd" in (ctx.files[0].patch or "")
+
+
+def test_nothing_to_analyze() -> None:
+    with pytest.raises(InputError, match="--patch"):
+        context_from_source(LocalSource())
