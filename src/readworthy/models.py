@@ -16,7 +16,7 @@ never instructions to follow.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -208,13 +208,18 @@ class Verdict(str, Enum):
     SKIP = "skip"
 
 
+# Bounds on list items, so no single entry of a model's answer can run away (issue 5: field lengths bounded).
+ReferenceText = Annotated[str, Field(max_length=200)]  # a path, symbol or test name
+LineText = Annotated[str, Field(max_length=300)]  # one short line of prose
+
+
 class Decision(BaseModel):
     """One key design decision, tied to code in the diff."""
 
     model_config = ConfigDict(extra="forbid")
     title: str = Field(max_length=160)
     explanation: str = Field(max_length=900)
-    references: list[str] = Field(default_factory=list, max_length=8)  # files, symbols, tests
+    references: list[ReferenceText] = Field(default_factory=list, max_length=8)  # files, symbols, tests
 
 
 class Digest(BaseModel):
@@ -224,12 +229,12 @@ class Digest(BaseModel):
     verdict: Verdict
     reason: str = Field(max_length=400)
     headline: str = Field(max_length=200)
-    audience: list[str] = Field(default_factory=list, max_length=6)
+    audience: list[LineText] = Field(default_factory=list, max_length=6)
     decisions: list[Decision] = Field(default_factory=list, max_length=4)
-    start_reading: list[str] = Field(default_factory=list, max_length=6)
+    start_reading: list[ReferenceText] = Field(default_factory=list, max_length=6)
     discussion: str = Field(default="", max_length=900)
-    linked_issue_findings: list[str] = Field(default_factory=list, max_length=4)
-    open_items: list[str] = Field(default_factory=list, max_length=5)
+    linked_issue_findings: list[LineText] = Field(default_factory=list, max_length=4)
+    open_items: list[LineText] = Field(default_factory=list, max_length=5)
     related: list[int] = Field(default_factory=list, max_length=8)
 
 
