@@ -420,11 +420,8 @@ def _search_filter(item: Issue, repo_name: str, key: str, val: str) -> bool:
     return checks.get(key, lambda: True)()
 
 
-@route("GET", "/search/issues")
-def search_issues(state: State, c: Call) -> Reply:
-    q = c.query.get("q", "")
-    if not q.strip():
-        return rest.validation_failed("Search", "q", "q cannot be blank")
+def search_items(state: State, q: str) -> list[tuple[Any, Issue]]:
+    """Issues and PRs matching a search query (the qualifiers a digest uses; free words match title/body)."""
     terms = [(m.group(1), m.group(2), m.group(3)) for m in rest.SEARCH_TERM.finditer(q)]
     results: list[tuple[Any, Issue]] = []
     for repo in state.repos.values():
@@ -440,6 +437,16 @@ def search_issues(state: State, c: Call) -> Reply:
                     break
             if ok:
                 results.append((repo, item))
+    results.sort(key=lambda ri: ri[1].number, reverse=True)
+    return results
+
+
+@route("GET", "/search/issues")
+def search_issues(state: State, c: Call) -> Reply:
+    q = c.query.get("q", "")
+    if not q.strip():
+        return rest.validation_failed("Search", "q", "q cannot be blank")
+    results = search_items(state, q)
     sort = c.query.get("sort")
     if sort in ("created", "updated", "comments"):
         keyf = {

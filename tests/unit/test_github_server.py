@@ -198,3 +198,126 @@ def test_seeded_discussed_pr_over_rest(github_server: GitHubServer) -> None:
     assert len(inline) == 6 and inline[1].in_reply_to_id == inline[0].id
     assert inline[0].diff_hunk.startswith("@@")
     assert any("<!-- readworthy:" in c.body for c in pull.get_issue_comments())
+
+
+# --------------------------------------------------------------------------- GraphQL (GitHub's real schema)
+
+PR_QUERY = """
+query($owner: String!, $name: String!, $number: Int!, $after: String) {
+  viewer { login }
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      title state isDraft author { __typename login }
+      comments(first: 2, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { body } }
+      reviewThreads(first: 10) { nodes { path line isResolved isOutdated comments(first: 10) { nodes { body } } } }
+      closingIssuesReferences(first: 10) { nodes { number title state } }
+      timelineItems(first: 10, itemTypes: [CROSS_REFERENCED_EVENT]) {
+        nodes { ... on CrossReferencedEvent { source { __typename ... on PullRequest { number } } } }
+      }
+    }
+  }
+}
+"""
+
+
+@pytest.fixture
+def gql_schema() -> object:
+    from servers.github_graphql import graphql_schema_or_skip
+
+    return graphql_schema_or_skip()
+
+
+def test_graphql_executes_against_the_real_schema(github_server: GitHubServer, gql_schema: object) -> None:
+    seeded = seed_discussed_pr(github_server)
+    gh = github_client(github_server)
+    variables = {"owner": "vllm-project", "name": "vllm", "number": seeded.number, "after": None}
+    _, data = gh.requester.graphql_query(PR_QUERY, variables)
+    assert data["data"]["viewer"]["login"] == WORKFLOW_LOGIN
+    pr = data["data"]["repository"]["pullRequest"]
+    assert pr["state"] == "OPEN" and pr["author"] == {"__typename": "User", "login": "alice"}
+    assert pr["comments"]["totalCount"] == 6 and pr["comments"]["pageInfo"]["hasNextPage"]
+    threads = pr["reviewThreads"]["nodes"]
+    assert [(t["isResolved"], t["isOutdated"], len(t["comments"]["nodes"])) for t in threads] == [
+        (True, False, 3), (False, False, 2), (False, True, 1)]
+    assert threads[2]["line"] is None  # outdated: the line is gone from the current diff
+    assert {n["number"] for n in pr["closingIssuesReferences"]["nodes"]} == {
+        seeded.fixes_issue, seeded.closing_only_issue}
+    assert pr["timelineItems"]["nodes"][0]["source"] == {"__typename": "PullRequest", "number": seeded.cross_ref_pr}
+    variables["after"] = pr["comments"]["pageInfo"]["endCursor"]
+    _, page2 = gh.requester.graphql_query(PR_QUERY, variables)
+    bodies = [n["body"] for n in page2["data"]["repository"]["pullRequest"]["comments"]["nodes"]]
+    assert bodies == ["<!-- readworthy:state v1 -->\n**readworthy**: skim — an earlier run's comment.", "LGTM"]
+
+
+def test_graphql_bot_logins_drop_the_bot_suffix(github_server: GitHubServer, gql_schema: object) -> None:
+    pr = github_server.add_pr("o/r")
+    github_server.add_comment("o/r", pr.number, "github-actions[bot]", "hi")
+    query = 'query { repository(owner: "o", name: "r") { pullRequest(number: %d) {' \
+            " comments(first: 5) { nodes { author { __typename login } } } } } }" % pr.number
+    _, data = github_client(github_server).requester.graphql_query(query, {})
+    author = data["data"]["repository"]["pullRequest"]["comments"]["nodes"][0]["author"]
+    assert author == {"__typename": "Bot", "login": "github-actions"}
+
+
+@pytest.mark.parametrize(
+    ("query", "fragment"),
+    [
+        ("query { viewer { logn } }", "Cannot query field 'logn' on type 'User'"),
+        ('query { repository(owner: "o", name: "r") { pullRequest(number: 1) { comments { totalCount } } } }',
+         "You must provide a `first` or `last` value"),
+        ('query { repository(owner: "o", name: "r") { pullRequest(number: 1) { comments(first: 101) '
+         "{ totalCount } } } }", "exceeds the `first` limit of 100 records"),
+        ('query { repository(owner: "o", name: "r") { pullRequest(number: 1) { reviewThreads(first: 100) {'
+         " nodes { comments(first: 100) { nodes { reactions(first: 100) { totalCount } } } } } } } }",
+         "exceeds the maximum limit of 500,000"),
+    ],
+)
+def test_graphql_refuses_what_github_refuses(
+    github_server: GitHubServer, gql_schema: object, query: str, fragment: str
+) -> None:
+    github_server.add_pr("o/r")
+    with pytest.raises(github.GithubException) as info:
+        github_client(github_server).requester.graphql_query(query, {})
+    assert fragment in info.value.data["errors"][0]["message"]
+
+
+def test_graphql_not_found_is_typed(github_server: GitHubServer, gql_schema: object) -> None:
+    github_server.add_repo("o/r")
+    query = 'query { repository(owner: "o", name: "r") { pullRequest(number: 9) { title } } }'
+    with pytest.raises(github.UnknownObjectException) as info:
+        github_client(github_server).requester.graphql_query(query, {})
+    assert info.value.data["errors"][0]["type"] == "NOT_FOUND"
+
+
+def test_graphql_base_branch_files_and_discussions(github_server: GitHubServer, gql_schema: object) -> None:
+    github_server.add_repo("o/r", files={"main": {".github/CODEOWNERS": "* @o/core\n"}},
+                           discussion_categories=["Reading list"])
+    gh = github_client(github_server)
+    query = """query { repository(owner: "o", name: "r") { id
+      object(expression: "main:.github/CODEOWNERS") { ... on Blob { text } }
+      missing: object(expression: "main:CODEOWNERS") { ... on Blob { text } }
+      discussionCategories(first: 10) { nodes { id name } } } }"""
+    _, data = gh.requester.graphql_query(query, {})
+    repo = data["data"]["repository"]
+    assert repo["object"] == {"text": "* @o/core\n"} and repo["missing"] is None
+    category = repo["discussionCategories"]["nodes"][0]
+    mutation = """mutation($input: CreateDiscussionInput!) {
+      createDiscussion(input: $input) { discussion { number title url } } }"""
+    inp = {"repositoryId": repo["id"], "categoryId": category["id"], "title": "Weekly reading", "body": "…"}
+    _, created = gh.requester.graphql_query(mutation, {"input": inp})
+    discussion = created["data"]["createDiscussion"]["discussion"]
+    assert discussion["url"] == f"{github_server.html_url}/o/r/discussions/{discussion['number']}"
+    with pytest.raises(github.GithubException) as info:
+        github_client(github_server, READONLY_TOKEN).requester.graphql_query(mutation, {"input": inp})
+    assert info.value.data["errors"][0]["type"] == "FORBIDDEN"
+
+
+def test_graphql_search_merged_prs(github_server: GitHubServer, gql_schema: object) -> None:
+    merged = github_server.add_pr("o/r", "merged", merged=True, merged_at="2026-06-10T10:00:00Z")
+    github_server.add_pr("o/r", "open")
+    query = """query($q: String!) { search(query: $q, type: ISSUE, first: 50) { issueCount
+      nodes { ... on PullRequest { number mergedAt } } } }"""
+    _, data = github_client(github_server).requester.graphql_query(
+        query, {"q": "repo:o/r is:pr is:merged merged:>=2026-06-01"})
+    assert data["data"]["search"]["issueCount"] == 1
+    assert data["data"]["search"]["nodes"] == [{"number": merged.number, "mergedAt": "2026-06-10T10:00:00Z"}]
