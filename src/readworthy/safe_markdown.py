@@ -1,0 +1,194 @@
+"""Untrusted text -> Markdown that can only say things, never do things.
+
+Everything the model writes (and every path or title that came from a PR) is
+data an attacker may have steered. Rendered through this module it cannot:
+  - ping people or teams (`@name` loses its `@`),
+  - inject HTML, close our `<details>` or forge our hidden marker (`&`, `<`, `>` escaped;
+    `<!--` broken even inside code spans),
+  - show images or link anywhere but the repository's own host (other URLs become code),
+  - start a line with `/` (bot commands) or break out of its one line,
+  - grow without bound (every field has a length limit).
+Code-looking names (paths, `snake_case`, `Class.method`, `fn()`) are put in backticks,
+which also keeps `_` and `*` in them from turning into emphasis.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from urllib.parse import urlsplit
+
+ELLIPSIS = "…"
+_KEEP_CONTROLS = {"\n", "\t"}
+
+_CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+_LINK = re.compile(r"(!?)\[([^\[\]\n]{0,400})\]\(\s*<?([^()\s<>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`\[\]()]+", re.IGNORECASE)
+_MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")
+_CROSS_REF = re.compile(r"\b[A-Za-z0-9][\w.-]*/[\w.-]+#\d+\b")
+_CANDIDATE = re.compile(r"[A-Za-z_][\w./:-]*(?:\(\))?")
+_IDENTIFIER_DOTTED = re.compile(r"[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+")
+_FILE_EXT = re.compile(
+    r"\.(?:py|pyi|pyx|cu|cuh|cpp|cc|c|h|hpp|rs|go|ts|js|java|yaml|yml|toml|json|md|rst|txt|sh|cfg|ini|proto|lock)$"
+)
+_TRAILING_PUNCT = ".,;:!?-"
+_MARKDOWN_ESCAPES = str.maketrans(
+    {"\\": "\\\\", "&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`": "\\`"}
+)
+
+
+def strip_invisible(text: str) -> str:
+    """Drop control, format (zero-width, bidi), private-use and unassigned characters."""
+    out = []
+    for ch in text:
+        if ch in _KEEP_CONTROLS:
+            out.append(ch)
+            continue
+        category = unicodedata.category(ch)
+        if category in ("Cc", "Cf", "Co", "Cs", "Cn"):
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(strip_invisible(text or "").split())
+    if len(text) > limit:
+        text = text[: max(0, limit - 1)].rstrip() + ELLIPSIS
+    return text
+
+
+def _break_comment_markers(text: str) -> str:
+    # Even inside a code span, the raw body must never contain an HTML comment opener or
+    # closer: that is how our hidden state is found and how a comment would be closed early.
+    return text.replace("<!--", "<\u200b!--").replace("--!>", "-\u200b-!>").replace("-->", "-\u200b->")
+
+
+def code(name: str, limit: int = 160) -> str:
+    """`name` as one inline code span, whatever backticks it contains. Empty in, empty out."""
+    name = _break_comment_markers(_one_line(name, limit))
+    if not name:
+        return ""
+    longest = max((len(run) for run in re.findall(r"`+", name)), default=0)
+    fence = "`" * (longest + 1)
+    if name.startswith("`") or name.endswith("`"):
+        name = f" {name} "
+    return f"{fence}{name}{fence}"
+
+
+def escape_text(text: str) -> str:
+    """Escape raw text so Markdown and HTML treat it as letters; mentions are broken too."""
+    return _MENTION.sub("", text).translate(_MARKDOWN_ESCAPES)
+
+
+def _looks_like_code(token: str) -> bool:
+    if "::" in token or token.endswith("()"):
+        return True
+    if "/" in token:
+        return token.count("/") >= 2 or token.endswith("/") or bool(_FILE_EXT.search(token))
+    if _FILE_EXT.search(token) and "." in token[1:]:
+        return True
+    if "_" in token.strip("_") and re.fullmatch(r"[\w.]+", token):
+        return True
+    return bool(_IDENTIFIER_DOTTED.fullmatch(token))
+
+
+def _plain(text: str) -> str:
+    """Text that is neither code, link nor URL: mentions broken, code names wrapped, rest escaped."""
+    text = _MENTION.sub("", text)
+    out: list[str] = []
+    pos = 0
+    for match in re.finditer(_CROSS_REF.pattern + "|" + _CANDIDATE.pattern, text):
+        token = match.group(0)
+        start, end = match.span()
+        if _CROSS_REF.fullmatch(token) is None:
+            stripped = token.rstrip(_TRAILING_PUNCT)
+            if stripped.endswith("(") or not stripped:
+                continue
+            if not _looks_like_code(stripped):
+                continue
+            end = start + len(stripped)
+            token = stripped
+        # A cross-repository reference (`owner/repo#12`) would notify that repository: show it as code.
+        out.append(text[pos:start].translate(_MARKDOWN_ESCAPES))
+        out.append(code(token))
+        pos = end
+    out.append(text[pos:].translate(_MARKDOWN_ESCAPES))
+    return "".join(out)
+
+
+def _host_allowed(url: str, host: str) -> bool:
+    try:
+        parts = urlsplit(url if "://" in url else "https://" + url)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and (parts.hostname or "").lower() == host.lower()
+
+
+def _urls_and_plain(text: str, host: str) -> str:
+    out: list[str] = []
+    pos = 0
+    for match in _URL.finditer(text):
+        url = match.group(0).rstrip(_TRAILING_PUNCT)
+        start = match.start()
+        end = start + len(url)
+        out.append(_plain(text[pos:start]))
+        if url.lower().startswith("http") and _host_allowed(url, host):
+            out.append(url.replace("&", "&amp;"))
+        else:
+            out.append(code(url))
+        pos = end
+    out.append(_plain(text[pos:]))
+    return "".join(out)
+
+
+def _links_urls_plain(text: str, host: str) -> str:
+    out: list[str] = []
+    pos = 0
+    for match in _LINK.finditer(text):
+        out.append(_urls_and_plain(text[pos : match.start()], host))
+        bang, label, url = match.groups()
+        label_md = _urls_and_plain(label, host) if label.strip() else ""
+        if not bang and url.lower().startswith("http") and _host_allowed(url, host) and label_md:
+            out.append(f"[{label_md}]({url})")
+        else:
+            # Images and foreign links keep only their words.
+            out.append(label_md)
+        pos = match.end()
+    out.append(_urls_and_plain(text[pos:], host))
+    return "".join(out)
+
+
+def inline(text: str, limit: int, host: str = "github.com") -> str:
+    """One line of untrusted prose as safe Markdown, at most `limit` characters of source text."""
+    text = _one_line(text, limit)
+    out: list[str] = []
+    pos = 0
+    for match in _CODE_SPAN.finditer(text):
+        out.append(_links_urls_plain(text[pos : match.start()], host))
+        out.append(code(match.group(2).strip() or match.group(2)))
+        pos = match.end()
+    out.append(_links_urls_plain(text[pos:], host))
+    result = "".join(out).strip()
+    return guard_line_start(result)
+
+
+def reference(text: str, limit: int = 160, host: str = "github.com") -> str:
+    """A reference the model gave (a path, symbol or test): code if it is one name, else prose."""
+    text = _one_line(text, limit)
+    if text and " " not in text:
+        return code(text.strip("`") or text)
+    return inline(text, limit, host)
+
+
+def guard_line_start(line: str) -> str:
+    """A line must not begin with `/` (bot commands read raw text)."""
+    stripped = line.lstrip()
+    if stripped.startswith("/"):
+        return line[: len(line) - len(stripped)] + "\\" + stripped
+    return line
+
+
+def guard_lines(markdown: str) -> str:
+    """Apply `guard_line_start` to every line: defence in depth after templating."""
+    return "\n".join(guard_line_start(line) for line in markdown.split("\n"))
