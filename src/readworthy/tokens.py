@@ -249,6 +249,29 @@ def estimating_counter(factor: float = 1.0) -> TokenCounter:
     return TokenCounter(name="estimate", estimated=True, factor=factor, _encode_len=_estimate_len)
 
 
+def truncate_to_tokens(counter: TokenCounter, text: str, limit: int, marker: str = "\n[... truncated]") -> str:
+    """The longest prefix of `text` (cut at a line end when one is near) that, with `marker`, fits `limit`."""
+    if counter.count(text) <= limit:
+        return text
+    room = limit - counter.count(marker)
+    if room <= 0:
+        return ""
+    # no token is longer than a few dozen characters in practice; code averages 3-4 per token
+    text = text[: room * 8]
+    lo, hi = 0, len(text)
+    while lo < hi:  # largest prefix whose count fits `room`
+        mid = (lo + hi + 1) // 2
+        if counter.count(text[:mid]) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    cut = text[:lo]
+    newline = cut.rfind("\n")
+    if newline > lo * 0.8:
+        cut = cut[:newline]
+    return cut + marker if cut else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m readworthy.tokens", description=__doc__.split("\n\n")[0])
     parser.add_argument("--materialise", metavar="DIR", required=True, help="write the encodings into DIR")

@@ -1,0 +1,449 @@
+"""The diff and file-list sections: every file named, the valuable ones shown, inside a token limit.
+
+Diff, breadth first then depth:
+  1. outlines (file header + names defined in added lines + functions touched) for files in
+     reading-value order, so even a small budget tells the model what exists;
+  2. hunks, condensed (long context and long removed runs shrunk around the changed lines),
+     file by file in value order, definitions-carrying hunks first, each file under a per-file cap;
+  3. leftover budget grows the files that were cut.
+Generated, lock, vendored and binary files never enter the diff (the file list names them).
+Pure deletions and renames collapse to one line; an edit repeated across many files (license
+headers, an import rename) is shown once and the other files are named.
+
+File list: one line per file, most valuable first; when that does not fit, the least valuable
+files are folded into per-directory lines (count, kinds, +/-) so every file stays accounted for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from .classify import (
+    NAME_ONLY_KINDS,
+    Classifier,
+    FileKind,
+    changed_definitions,
+    defined_names,
+    value_of,
+)
+from .models import FileChange, FileStatus
+from .tokens import TokenCounter, truncate_to_tokens
+
+REPEAT_MIN_FILES = 4  # the same edit in this many files is "repeated"
+REPEAT_MAX_LINES = 40  # only small edits count as repeated (a big identical change is unusual)
+OUTLINE_SHARE = 0.45  # at most this part of the diff section goes to outlines
+PER_FILE_SHARE = 0.3  # first pass: one file gets at most this part of the diff section
+MIN_FILE_CAP = 250  # ... but never less than this many tokens
+CONTEXT_LINES = 3  # unchanged lines kept around each change in a condensed hunk
+MAX_ADDED_RUN = 60  # longer runs of added lines keep their head and tail
+MAX_REMOVED_RUN = 4  # longer runs of removed lines collapse to a count
+MIN_TRUNCATED_HUNK = 80  # a cut hunk shorter than this says too little to be worth its header
+CHARS_PER_TOKEN_CEILING = 8  # text longer than budget * this cannot fit; do not bother counting it
+
+_STATUS_LETTER = {
+    FileStatus.ADDED: "A",
+    FileStatus.MODIFIED: "M",
+    FileStatus.REMOVED: "D",
+    FileStatus.RENAMED: "R",
+    FileStatus.COPIED: "C",
+    FileStatus.CHANGED: "T",
+}
+_HUNK_SPLIT_RE = re.compile(r"^(?=@@ )", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class RankedFile:
+    change: FileChange
+    kind: FileKind
+    features: frozenset[str]
+    value: float
+    names: tuple[str, ...]  # defined in added lines
+    repeat_of: str | None = None  # the first file carrying the same edit, if repeated
+
+
+def rank_files(files: Sequence[FileChange], classifier: Classifier) -> list[RankedFile]:
+    """Files sorted by reading value (ties: more new definitions first, then path)."""
+    signatures = {f.path: _edit_signature(f) for f in files}
+    groups: dict[str, list[str]] = defaultdict(list)
+    for path, sig in signatures.items():
+        if sig:
+            groups[sig].append(path)
+    first_of: dict[str, str | None] = {}
+    for paths in groups.values():
+        if len(paths) >= REPEAT_MIN_FILES:
+            for path in paths[1:]:
+                first_of[path] = paths[0]
+            first_of[paths[0]] = None
+    ranked: list[RankedFile] = []
+    for change in files:
+        kind = classifier.kind_of(change)
+        names = tuple(defined_names(change.patch, change.path)) if kind not in NAME_ONLY_KINDS else ()
+        features = set()
+        if names:
+            features.add("new_definitions")
+        if change.path in first_of:
+            features.add("repeated_change")
+        if change.additions == 0 and change.deletions > 0:
+            features.add("deletion_only")
+        elif change.additions + change.deletions <= 2 and not names:
+            features.add("tiny_change")
+        frozen = frozenset(features)
+        ranked.append(
+            RankedFile(change, kind, frozen, value_of(kind, frozen), names, repeat_of=first_of.get(change.path))
+        )
+    ranked.sort(key=lambda r: (-r.value, -len(r.names), r.change.path))
+    return ranked
+
+
+def _edit_signature(change: FileChange) -> str:
+    """Hash of the changed lines (not their position) of a small edit; '' for big or empty ones."""
+    if not change.patch or change.additions + change.deletions > REPEAT_MAX_LINES or change.binary:
+        return ""
+    lines = [line.strip() for line in change.patch.split("\n") if line[:1] in ("+", "-")]
+    if not lines:
+        return ""
+    return hashlib.sha1("\n".join(sorted(set(lines))).encode("utf-8", "replace")).hexdigest()
+
+
+# --------------------------------------------------------------------------- one file's pieces
+
+
+def file_header(r: RankedFile) -> str:
+    c = r.change
+    moved = f" (from {c.previous_path})" if c.previous_path else ""
+    return f"### {c.path}{moved} [{r.kind.value}, {c.status.value}, +{c.additions}/-{c.deletions}]"
+
+
+def outline_lines(r: RankedFile) -> list[str]:
+    """What the file defines and which functions its hunks touch: the cheapest useful view."""
+    out = []
+    if r.names:
+        out.append("defines: " + ", ".join(r.names))
+    touched = [n for n in changed_definitions(r.change.patch, r.change.path) if n not in r.names]
+    if touched:
+        out.append("changes in: " + ", ".join(touched))
+    return out
+
+
+def split_hunks(patch: str) -> list[str]:
+    return [h.rstrip("\n") for h in _HUNK_SPLIT_RE.split(patch) if h.startswith("@@ ")]
+
+
+def condense_hunk(hunk: str) -> str:
+    """Keep the header and changed lines; shrink unchanged stretches to CONTEXT_LINES around changes,
+    long removed runs to a count, and very long added runs to their head and tail."""
+    lines = hunk.split("\n")
+    header, body = lines[0], lines[1:]
+    out = [header]
+    n = len(body)
+    changed = [i for i, line in enumerate(body) if line[:1] in ("+", "-")]
+    near = set()
+    for i in changed:
+        near.update(range(max(0, i - CONTEXT_LINES), min(n, i + CONTEXT_LINES + 1)))
+    i = 0
+    while i < n:
+        line = body[i]
+        kind = line[:1]
+        if kind in ("+", "-"):
+            j = i
+            while j < n and body[j][:1] == kind:
+                j += 1
+            run = body[i:j]
+            if kind == "-" and len(run) > MAX_REMOVED_RUN:
+                out += run[:2] + [f"-... ({len(run) - 2} more removed lines)"]
+            elif kind == "+" and len(run) > MAX_ADDED_RUN:
+                head, tail = run[: MAX_ADDED_RUN - 10], run[-5:]
+                out += head + [f"+... ({len(run) - len(head) - len(tail)} more added lines)"] + tail
+            else:
+                out += run
+            i = j
+            continue
+        if i in near or kind == "\\":
+            out.append(line)
+            i += 1
+            continue
+        j = i
+        while j < n and j not in near and body[j][:1] not in ("+", "-"):
+            j += 1
+        out.append(f" ... ({j - i} unchanged lines)")
+        i = j
+    return "\n".join(out)
+
+
+def _one_line_summary(r: RankedFile) -> str | None:
+    """Files that need no patch to be understood, as a single line."""
+    c = r.change
+    if r.kind == FileKind.RENAMED:
+        return f"- {c.path}: {c.status.value} from {c.previous_path}, content unchanged"
+    if c.status == FileStatus.REMOVED:
+        return f"- {c.path}: deleted ({c.deletions} lines)"
+    if c.status == FileStatus.CHANGED and not c.patch:
+        return f"- {c.path}: mode change only"
+    return None
+
+
+# --------------------------------------------------------------------------- packing the diff
+
+
+@dataclass
+class _FileState:
+    rank: RankedFile
+    header: str
+    outline: list[str]
+    hunks: list[str] | None = None  # condensed, computed on first use
+    order: list[int] = field(default_factory=list)  # hunk indexes, definitions first
+    chosen: set[int] = field(default_factory=set)
+    full: bool = False
+    tokens: int = 0  # spent on this file
+    whole_tokens: int | None = None  # the uncondensed patch, once counted
+
+
+@dataclass(frozen=True)
+class DiffPack:
+    text: str
+    full: frozenset[str]
+    partial: frozenset[str]
+
+
+class _Spender:
+    """Tracks tokens against the section limit; pieces are counted once and joined with newlines."""
+
+    def __init__(self, limit: int, counter: TokenCounter) -> None:
+        self.limit = limit
+        self.used = 0
+        self.counter = counter
+        self.count: Callable[[str], int] = counter.count
+
+    @property
+    def left(self) -> int:
+        return self.limit - self.used
+
+    def cost(self, text: str) -> int:
+        if len(text) > self.left * CHARS_PER_TOKEN_CEILING + 64:
+            return self.left + 1  # cannot fit; skip the tokenizer on huge text
+        return self.count(text) + 1  # + the joining newline
+
+
+def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -> DiffPack:
+    spend = _Spender(limit, counter)
+    shown = [r for r in ranked if r.kind not in NAME_ONLY_KINDS and r.repeat_of is None]
+    one_liners: list[tuple[RankedFile, str]] = []
+    states: list[_FileState] = []
+    for r in shown:
+        line = _one_line_summary(r)
+        if line is not None:
+            one_liners.append((r, line))
+        elif r.change.patch:
+            states.append(_FileState(r, file_header(r), outline_lines(r)))
+
+    # 1. outlines, breadth first
+    outline_limit = int(limit * OUTLINE_SHARE)
+    outlined: list[_FileState] = []
+    for st in states:
+        cost = spend.cost("\n".join([st.header, *st.outline]))
+        if spend.used + cost > outline_limit:
+            break
+        spend.used += cost
+        st.tokens = cost
+        outlined.append(st)
+    # 2. hunks, depth under a per-file cap; 3. leftovers grow the cut files
+    cap = max(MIN_FILE_CAP, int(limit * PER_FILE_SHARE))
+    for st in outlined:
+        _grow(st, min(cap, st.tokens + spend.left), spend)
+    for st in outlined:
+        if not st.full:
+            _grow(st, st.tokens + spend.left, spend)
+    # files beyond the outline share get outlines now if room is left
+    for st in states[len(outlined) :]:
+        cost = spend.cost("\n".join([st.header, *st.outline]))
+        if cost <= spend.left:
+            spend.used += cost
+            st.tokens = cost
+            outlined.append(st)
+
+    blocks = [_render_file(st) for st in outlined]
+    full = {st.rank.change.path for st in outlined if st.full}
+    partial = {st.rank.change.path for st in outlined if not st.full}
+    extra = _render_one_liners(one_liners, ranked, spend, full, partial)
+    return DiffPack("\n\n".join(b for b in [*blocks, extra] if b), frozenset(full), frozenset(partial))
+
+
+def _grow(st: _FileState, allowance: int, spend: _Spender) -> None:
+    """Spend up to `allowance` tokens (in total) on this file: the whole patch if it fits, else hunks."""
+    if st.full or allowance <= st.tokens:
+        return
+    patch = st.rank.change.patch or ""
+    if len(patch) <= allowance * CHARS_PER_TOKEN_CEILING:
+        if st.whole_tokens is None:
+            st.whole_tokens = spend.count(st.header + "\n" + patch) + 1
+        whole = st.whole_tokens
+        if whole <= allowance and whole - st.tokens <= spend.left:
+            spend.used += whole - st.tokens
+            st.tokens, st.full = whole, True
+            return
+    if st.hunks is None:
+        st.hunks = [condense_hunk(h) for h in split_hunks(patch)]
+        with_defs = [i for i, h in enumerate(st.hunks) if _has_definition(h, st.rank.names)]
+        st.order = with_defs + [i for i in range(len(st.hunks)) if i not in set(with_defs)]
+    for i in st.order:
+        if i in st.chosen:
+            continue
+        cost = spend.cost(st.hunks[i])
+        room = min(allowance - st.tokens, spend.left)
+        if cost > room:
+            if room < MIN_TRUNCATED_HUNK:
+                continue  # a later, smaller hunk may still fit
+            # too long for what is left: its beginning is still worth having (hunks with definitions
+            # come first, so this is usually where a new function starts)
+            st.hunks[i] = truncate_to_tokens(spend.counter, st.hunks[i], room - 1, "\n ... (hunk cut)")
+            cost = spend.cost(st.hunks[i])
+            if not st.hunks[i] or cost > room:
+                continue
+        st.chosen.add(i)
+        st.tokens += cost
+        spend.used += cost
+
+
+def _has_definition(hunk: str, names: tuple[str, ...]) -> bool:
+    return any(name in hunk for name in names[:20])
+
+
+def _render_file(st: _FileState) -> str:
+    if st.full:
+        return st.header + "\n" + (st.rank.change.patch or "")
+    parts = [st.header, *st.outline]
+    if st.hunks is not None and st.chosen:
+        shown = sorted(st.chosen)
+        parts.append(f"(condensed: {len(shown)} of {len(st.hunks)} hunks)")
+        parts += [st.hunks[i] for i in shown]
+    else:
+        parts.append("(patch not shown)")
+    return "\n".join(parts)
+
+
+def _render_one_liners(
+    one_liners: list[tuple[RankedFile, str]],
+    ranked: Sequence[RankedFile],
+    spend: _Spender,
+    full: set[str],
+    partial: set[str],
+) -> str:
+    """Renames, deletions and repeated edits: a line each (repeats: one line per group), while room lasts."""
+    lines: list[str] = []
+    for r, line in one_liners:
+        cost = spend.cost(line)
+        if cost > spend.left:
+            break
+        spend.used += cost
+        lines.append(line)
+        if r.kind == FileKind.RENAMED or r.change.status == FileStatus.CHANGED:
+            full.add(r.change.path)  # nothing more to see than the line says
+    repeats: dict[str, list[str]] = defaultdict(list)
+    for r in ranked:
+        if r.repeat_of is not None:
+            repeats[r.repeat_of].append(r.change.path)
+    for first, others in repeats.items():
+        line = f"- the same edit as {first} also in {len(others)} other files: {_dir_summary(others)}"
+        cost = spend.cost(line)
+        if cost > spend.left:
+            continue
+        spend.used += cost
+        lines.append(line)
+        if first in full or first in partial:
+            partial.update(others)
+    return ("Also changed:\n" + "\n".join(lines)) if lines else ""
+
+
+def _dir_summary(paths: list[str], top: int = 6) -> str:
+    dirs = Counter(p.rsplit("/", 1)[0] + "/" if "/" in p else "./" for p in paths)
+    parts = [f"{d} ({n})" for d, n in dirs.most_common(top)]
+    if len(dirs) > top:
+        parts.append(f"{len(dirs) - top} more directories")
+    return ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- the file list
+
+
+def render_file_list(
+    ranked: Sequence[RankedFile],
+    full: frozenset[str],
+    partial: frozenset[str],
+    limit: int,
+    counter: TokenCounter,
+    missing: int = 0,
+) -> str:
+    """Every changed file, most valuable first; folded into directory groups when it does not fit."""
+    if not ranked:
+        return ""
+    adds = sum(r.change.additions for r in ranked)
+    dels = sum(r.change.deletions for r in ranked)
+    head = (
+        f"{len(ranked)} files changed, +{adds}/-{dels}. Format: status path [kind] +added/-removed; "
+        "diff: full / partial / name = how much of the patch is in <diff>."
+    )
+    if missing:
+        head += f"\n{missing} more files were not returned by the GitHub API (3,000-file cap)."
+    lines = [_file_line(r, full, partial) for r in ranked]
+    line_costs = [counter.count(line) + 1 for line in lines]
+    head_cost = counter.count(head) + 1
+    if head_cost + sum(line_costs) <= limit:
+        return head + "\n" + "\n".join(lines)
+    # Keep the first k lines (highest value) individually, fold the rest; find the largest k that fits.
+    prefix = [0]
+    for cost in line_costs:
+        prefix.append(prefix[-1] + cost)
+    best: str | None = None
+    for depth in (3, 2, 1, 0):
+        lo, hi = 0, len(ranked)
+        found: tuple[int, str] | None = None
+        while lo <= hi:
+            k = (lo + hi) // 2
+            folded = _folded_lines(ranked[k:], depth)
+            cost = head_cost + prefix[k] + counter.count(folded) + 1
+            if cost <= limit:
+                found = (k, folded)
+                lo = k + 1
+            else:
+                hi = k - 1
+        if found is not None:
+            k, folded = found
+            best = "\n".join([head, *lines[:k], folded]) if folded else "\n".join([head, *lines[:k]])
+            break
+    if best is None:  # even one line per kind is too long: the caller's final trim handles it
+        best = head + "\n" + _folded_lines(ranked, 0)
+    return best
+
+
+def _file_line(r: RankedFile, full: frozenset[str], partial: frozenset[str]) -> str:
+    c = r.change
+    path = f"{c.previous_path} -> {c.path}" if c.previous_path else c.path
+    seen = "full" if c.path in full else "partial" if c.path in partial else "name"
+    return f"{_STATUS_LETTER[c.status]} {path} [{r.kind.value}] +{c.additions}/-{c.deletions} diff:{seen}"
+
+
+def _folded_lines(rest: Sequence[RankedFile], depth: int) -> str:
+    """Files grouped by their first `depth` directories (depth 0: by kind only), one line per group."""
+    if not rest:
+        return ""
+    groups: dict[str, list[RankedFile]] = defaultdict(list)
+    for r in rest:
+        if depth == 0:
+            key = f"[{r.kind.value}]"
+        else:
+            parts = r.change.path.split("/")[:-1]
+            key = "/".join(parts[:depth]) + "/" if parts else "./"
+        groups[key].append(r)
+    out = [f"(+ {len(rest)} more files, grouped; diff: name)"]
+    for key, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        kinds = Counter(m.kind.value for m in members)
+        kind_text = ", ".join(f"{k} {n}" for k, n in kinds.most_common())
+        adds = sum(m.change.additions for m in members)
+        dels = sum(m.change.deletions for m in members)
+        statuses = "".join(sorted({_STATUS_LETTER[m.change.status] for m in members}))
+        out.append(f"{statuses} {key} {len(members)} files ({kind_text}) +{adds}/-{dels}")
+    return "\n".join(out)
