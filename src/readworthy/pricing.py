@@ -65,4 +65,4 @@ def estimate_cost(
     if price is None:
         return None
     price_in, price_out = price
-    return round((prompt_tokens * price_in + completion_tokens * price_out) / 1_000_000, 6)
+    return (prompt_tokens * price_in + completion_tokens * price_out) / 1_000_000

@@ -50,7 +50,9 @@ def fence_token(sections: Mapping[str, str]) -> str:
     """A token that occurs in none of the sections, derived from their content."""
     digest = hashlib.sha256(PROMPT_VERSION.encode())
     for key in SECTION_ORDER:
-        digest.update(b"\x00" + key.encode() + b"\x00" + sections.get(key, "").encode("utf-8", "replace"))
+        text = sections.get(key, "")
+        if text.strip():  # blank sections are not rendered, so they must not change the token either
+            digest.update(b"\x00" + key.encode() + b"\x00" + text.strip("\n").encode("utf-8", "replace"))
     seed = digest.hexdigest()
     for attempt in range(1000):
         token = "RW-" + hashlib.sha256(f"{seed}:{attempt}".encode()).hexdigest()[:12]

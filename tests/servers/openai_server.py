@@ -102,7 +102,10 @@ class OpenAIServer:
         handler = _make_handler(self)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="openai-test-server", daemon=True)
+        # a short poll interval: shutdown() waits for it, once per test
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="openai-test-server", daemon=True
+        )
         self._thread.start()
         return self
 
