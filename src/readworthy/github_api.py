@@ -1,0 +1,108 @@
+"""The PyGithub client, GraphQL calls and GitHub failures turned into errors that name the fix.
+
+Reads are not spaced (PyGithub's default 0.25 s per request would dominate a gather of a few
+requests); writes are spaced 0.5 s, GitHub's advice against secondary rate limits. Retries: a few,
+for 5xx and rate limits. PyGithub's retry also repeats POSTs, which is harmless for GraphQL reads;
+publish.py makes comment writes idempotent rather than trusting retries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import github
+from github import Auth
+from github.GithubRetry import GithubRetry
+from requests.exceptions import RequestException
+
+from .config import Settings
+from .errors import GitHubError
+from .gather_graphql import VIEWER_QUERY
+
+SECONDS_BETWEEN_WRITES = 0.5
+RETRIES = 3
+
+
+def make_github(settings: Settings) -> github.Github:
+    token = settings.github_token.get_secret_value() if settings.github_token else ""
+    return github.Github(
+        auth=Auth.Token(token) if token else None,
+        base_url=settings.github_api_url,
+        timeout=max(1, round(settings.github_timeout)),  # PyGithub asserts an int
+        per_page=100,
+        seconds_between_requests=0,
+        seconds_between_writes=SECONDS_BETWEEN_WRITES,
+        retry=GithubRetry(total=RETRIES),
+    )
+
+
+def github_error(exc: Exception, doing: str, settings: Settings) -> GitHubError:
+    """A GitHubError whose message says what failed and what to do about it. Never includes the token."""
+    if isinstance(exc, github.GithubException):
+        data = exc.data if isinstance(exc.data, dict) else {}
+        message = str(data.get("message") or "")
+        status = exc.status
+        if status == 401:
+            return GitHubError(f"GitHub rejected the token while {doing} (401 {message or 'Bad credentials'}): "
+                               "check the `github-token` input or GITHUB_TOKEN.")
+        if status in (403, 429) and "rate limit" in message.lower():
+            return GitHubError(f"GitHub rate limit hit while {doing}: wait for the reset, or use a token with "
+                               "a higher limit.")
+        if status == 403:
+            return GitHubError(f"GitHub refused {doing} (403 {message}): give the token `contents: read`, "
+                               "`pull-requests: read` and `issues: read`.")
+        if status == 404:
+            return GitHubError(f"GitHub found nothing while {doing} (404): check the repository and number, and "
+                               "that the token can see the repository.")
+        return GitHubError(f"GitHub failed while {doing} ({status} {message}) after {RETRIES} retries; "
+                           "try again later.")
+    if isinstance(exc, RequestException):
+        return GitHubError(f"could not reach GitHub at {settings.github_api_url} while {doing} "
+                           f"({type(exc).__name__}): check GITHUB_API_URL and the network.")
+    return GitHubError(f"GitHub failed while {doing}: {exc}")
+
+
+def graphql(
+    gh: github.Github, settings: Settings, query: str, variables: dict[str, Any], doing: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(data, not-found errors). Any other GraphQL error raises: a partial answer would mislead."""
+    try:
+        _, body = gh.requester.requestJsonAndCheck(
+            "POST", settings.graphql_url, input={"query": query, "variables": variables}
+        )
+    except (github.GithubException, RequestException) as exc:
+        raise github_error(exc, doing, settings) from None
+    body = body if isinstance(body, dict) else {}
+    errors = [e for e in body.get("errors") or [] if isinstance(e, dict)]
+    fatal = [e for e in errors if e.get("type") != "NOT_FOUND"]
+    if fatal:
+        detail = "; ".join(str(e.get("message", e))[:200] for e in fatal[:3])
+        raise GitHubError(f"GitHub's GraphQL API refused the query for {doing}: {detail}. "
+                          f"Check GITHUB_GRAPHQL_URL ({settings.graphql_url}) points at the same GitHub.")
+    return body.get("data") or {}, errors
+
+
+def own_login(gh: github.Github, settings: Settings) -> str:
+    """The login our comments are authored by.
+
+    Order: explicit override; GraphQL `viewer` (works for workflow and App tokens, which get 403 on
+    GET /user); GET /user (personal tokens on servers whose GraphQL is unavailable).
+    """
+    if settings.own_login:
+        return settings.own_login
+    try:
+        data, _ = graphql(gh, settings, VIEWER_QUERY, {}, "asking who the token belongs to")
+        login = (data.get("viewer") or {}).get("login")
+        if login:
+            return str(login)
+    except GitHubError:
+        pass  # fall through to REST: some GHES installs or proxies do not serve GraphQL
+    try:
+        _, user = gh.requester.requestJsonAndCheck("GET", "/user")
+        return str(user["login"])
+    except (github.GithubException, RequestException, KeyError, TypeError) as exc:
+        raise GitHubError(
+            "cannot tell which account the GitHub token belongs to (GraphQL viewer and GET /user both "
+            f"failed: {getattr(exc, 'status', type(exc).__name__)}); set the `own-login` input to the "
+            "account that writes the comment (github-actions[bot] for the workflow token)."
+        ) from None
