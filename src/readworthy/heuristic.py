@@ -37,7 +37,7 @@ FINDING_POINTS = {
     "kernel": 15.0,
     "kernel_adjacent": 6.0,
     "cross_cutting": 10.0,  # code changes in >= CROSS_CUTTING_AREAS top-level areas
-    "issue_analysis": 22.0,
+    "issue_analysis": 30.0,  # a fix backed by a root-cause analysis is worth reading on its own
     "discussion_heavy": 15.0,  # >= 25 comments
     "discussion_some": 8.0,  # >= 10 comments
     "debate": 5.0,  # changes requested, two or more people

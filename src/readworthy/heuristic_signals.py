@@ -48,9 +48,11 @@ _ABSTRACTION = re.compile(
     r"|class\s+\w*(?:Base|Interface|Protocol)\b(?!\w))"
 )
 _KERNEL_PATH = re.compile(r"(?:^|/)(?:kernels?|ops|csrc|triton\w*|cuda|hip|rocm)(?:/|_)", re.IGNORECASE)
+# Signs that an issue investigates rather than only reports: a cause, a bisection, numbers with units.
+# (A traceback or reproduction steps alone are an ordinary bug report.)
 _ANALYSIS_MARKERS = re.compile(
-    r"```|Traceback|root cause|bisect|profil|flame ?graph|\bbenchmark|\breproduc|\bregress"
-    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|s|%|x|GB|GiB|MB|MiB|tok/s|tokens/s|req/s|QPS|threads?)\b",
+    r"root[- ]cause|\bbisect|\bprofil|flame ?graph|\bbenchmark|\bregress|caused by|\bbecause\b"
+    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|%|x|GB|GiB|MB|MiB|tok/s|tokens/s|req/s|QPS|threads)(?!\w)",
     re.IGNORECASE,
 )
 _PERF_TITLE = re.compile(r"\bperf\b|optimi[sz]|speed ?up|faster|latency|throughput", re.IGNORECASE)
@@ -177,12 +179,12 @@ def _discussion(ctx: PRContext) -> Discussion:
 
 
 def _analysed_issues(ctx: PRContext) -> tuple[int, ...]:
-    """Linked issues whose text reads like an investigation: evidence, measurements, traces."""
+    """Linked issues whose text reads like an investigation: a root cause, a bisection, measurements."""
     found = []
     for issue in ctx.linked_issues:
         text = "\n".join([issue.body, *(c.body for c in issue.comments if not c.author_is_bot)])
         markers = len(_ANALYSIS_MARKERS.findall(text))
-        if markers >= 3 or (markers >= 1 and len(text) >= 1500):
+        if markers >= 2:
             found.append(issue.number)
     return tuple(found)
 

@@ -1,0 +1,258 @@
+"""The heuristic analyzer: verdicts from signals, the reading guide, both languages, real vLLM diffs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from readworthy.ground import ground_digest
+from readworthy.heuristic import heuristic_digest
+from readworthy.heuristic_text import PHRASES
+from readworthy.local import LocalSource, context_from_source
+from readworthy.models import (
+    Comment,
+    Coverage,
+    FileChange,
+    FileStatus,
+    LinkedIssue,
+    PRContext,
+    Review,
+    ReviewState,
+    ReviewThread,
+    ThreadComment,
+    Verdict,
+)
+
+NO_COVERAGE = Coverage()
+
+
+def _file(path: str, added: list[str] = (), removed: list[str] = (), status: FileStatus = FileStatus.MODIFIED,
+          binary: bool = False) -> FileChange:
+    lines = [f"-{x}" for x in removed] + [f"+{x}" for x in added]
+    patch = f"@@ -1,{len(removed)} +1,{len(added)} @@\n" + "\n".join(lines) if lines else None
+    return FileChange(path=path, status=status, additions=len(added), deletions=len(removed), patch=patch,
+                      binary=binary)
+
+
+def verdict_of(ctx: PRContext, language: str = "en") -> Verdict:
+    return heuristic_digest(ctx, NO_COVERAGE, language).verdict
+
+
+# --------------------------------------------------------------------------- mechanical shapes
+
+
+def test_lock_and_generated_only_is_skip() -> None:
+    ctx = PRContext(title="Bump deps", files=[_file("uv.lock", ["x"] * 300, ["y"] * 200),
+                                              _file("api/service_pb2.py", ["a = 1"] * 40)])
+    digest = heuristic_digest(ctx, NO_COVERAGE, "en")
+    assert digest.verdict is Verdict.SKIP and "generated, lock" in digest.reason
+    assert digest.start_reading == []
+
+
+def test_dependency_pin_is_skip_and_an_exclusion_is_remembered() -> None:
+    pin = PRContext(title="upgrade foo", files=[_file("requirements/tpu.txt", ["foo==0.27.0"], ["foo==0.26.0"])])
+    assert verdict_of(pin) is Verdict.SKIP
+    exclusion = PRContext(title="Avoid broken bar", files=[_file("requirements/common.txt",
+                                                                  ["bar>=2.1,!=2.3.0"], ["bar>=2.1"])])
+    digest = heuristic_digest(exclusion, NO_COVERAGE, "en")
+    assert digest.verdict is Verdict.SKIP and "known-bad release" in digest.reason
+    assert digest.decisions and digest.decisions[0].references == ["requirements/common.txt"]
+
+
+def test_docs_only_small_is_skip_and_substantial_is_skim() -> None:
+    typo = PRContext(title="Fix link", files=[_file("docs/serving.md", ["see [here](x)"], ["see [hree](x)"])])
+    assert verdict_of(typo) is Verdict.SKIP
+    guide = PRContext(title="Explain latency metrics",
+                      files=[_file("docs/metrics.md", ["## TTFT"] + ["explanation line"] * 60, status=FileStatus.ADDED)])
+    assert verdict_of(guide) is Verdict.SKIM
+
+
+def test_repeated_header_churn_is_skip() -> None:
+    files = [_file(f"src/mod{i}.rs", ["// SPDX-License-Identifier: Apache-2.0"]) for i in range(30)]
+    digest = heuristic_digest(PRContext(title="Add SPDX headers", files=files), NO_COVERAGE, "en")
+    assert digest.verdict is Verdict.SKIP and "30 files" in digest.reason
+
+
+def test_test_only_is_skim_when_substantial() -> None:
+    body = ["@pytest.fixture(scope='module')", "def shared_runner():", "    return start()"] + ["    x = 1"] * 30
+    ctx = PRContext(title="Share one runner across tests", files=[_file("tests/test_engine.py", body)])
+    assert verdict_of(ctx) is Verdict.SKIM
+    tweak = PRContext(title="Fix test path", files=[_file("tests/test_engine.py", ["x = 2"], ["x = 1"])])
+    assert verdict_of(tweak) is Verdict.SKIP
+
+
+def test_pure_removal_is_skip_and_empty_is_skip() -> None:
+    ctx = PRContext(title="Remove dead code", files=[_file("engine/old.py", [], ["def f():"] + ["  pass"] * 99,
+                                                           status=FileStatus.REMOVED)])
+    assert verdict_of(ctx) is Verdict.SKIP
+    assert verdict_of(PRContext(title="Empty")) is Verdict.SKIP
+
+
+def test_revert_without_analysis_is_skip() -> None:
+    ctx = PRContext(title='Revert "Add eager workspace reuse"',
+                    files=[_file("engine/workspace.py", ["x = 1"] * 5, ["def reuse():"] + ["y"] * 40)])
+    assert verdict_of(ctx) is Verdict.SKIP
+
+
+# --------------------------------------------------------------------------- code changes: reading value, not size
+
+
+def _small_fix() -> PRContext:
+    return PRContext(
+        title="[Bugfix] Fix int32 overflow in row offsets",
+        files=[_file("engine/ops/triton_ops/kernel_utils.py",
+                     ["        + ram[:, None].to(tl.int64) * stride"], ["        + ram[:, None] * stride"])],
+    )
+
+
+def test_small_fix_is_skim_but_with_a_root_cause_analysis_it_is_deep_read() -> None:
+    assert verdict_of(_small_fix()) is Verdict.SKIM
+    issue = LinkedIssue(
+        number=901, title="Illegal memory access at 128k context", state="closed",
+        body="Root cause: row offset overflows int32 at 131072 tokens.\n```\nTraceback ...\n```\n"
+             "Measured on H100: fails at 128k, fine at 64k; bisected to the punica kernels.",
+    )
+    analysed = _small_fix().model_copy(update={"linked_issues": [issue]})
+    digest = heuristic_digest(analysed, NO_COVERAGE, "en")
+    assert digest.verdict is Verdict.DEEP_READ
+    assert "#901" in digest.reason
+    assert digest.linked_issue_findings[0].startswith("#901 Illegal memory access")
+    assert "analysis" in digest.linked_issue_findings[0]
+    assert digest.related == [901]
+
+
+def test_new_abstraction_with_capability_flag_is_deep_read_and_guide_points_at_it() -> None:
+    ctx = PRContext(
+        title="Shared rotary cache",
+        files=[
+            _file("engine/attention/backend.py", [
+                "class AttentionBackendBase(ABC):", "    supports_shared_rope: bool = False",
+                "    @abstractmethod", "    def forward(self, q, k, v):", "        ...",
+                "def check_backend(b):", "    if not b.supports_shared_rope:", "        raise ValueError('x')",
+            ]),
+            _file("engine/worker/rope_cache.py", ["class RotaryCache:", "    def prepare(self, positions):",
+                                                  "        return positions"], status=FileStatus.ADDED),
+            _file("tests/worker/test_rope_cache.py", ["def test_prepare():", "    assert True"],
+                  status=FileStatus.ADDED),
+            _file("uv.lock", ["x"] * 500),
+        ],
+    )
+    digest = heuristic_digest(ctx, NO_COVERAGE, "en")
+    assert digest.verdict is Verdict.DEEP_READ
+    assert "supports_shared_rope" in digest.reason
+    assert digest.start_reading[0] == "engine/attention/backend.py::AttentionBackendBase"
+    assert "uv.lock" not in " ".join(digest.start_reading)
+    refs = [r for d in digest.decisions for r in d.references]
+    assert "engine/worker/rope_cache.py::RotaryCache" in refs
+    grounded, dropped = ground_digest(digest, ctx)
+    assert dropped == 0 and grounded == digest
+
+
+def test_size_alone_does_not_make_deep_read() -> None:
+    big = PRContext(title="Tune constants", files=[_file("engine/tuning.py", [f"    X{i} = {i}" for i in range(3000)])])
+    assert verdict_of(big) is Verdict.SKIM
+
+
+def test_discussion_participants_threads_and_open_items() -> None:
+    ctx = _small_fix().model_copy(update={
+        "author": "carol",
+        "draft": True,
+        "comments": [Comment(author="alice", body="Why not int64 everywhere?"),
+                     Comment(author="ci-bot[bot]", body="build passed", author_is_bot=True)],
+        "reviews": [Review(author="bob", state=ReviewState.CHANGES_REQUESTED, body="needs a test"),
+                    Review(author="alice", state=ReviewState.APPROVED)],
+        "threads": [
+            ReviewThread(path="engine/ops/triton_ops/kernel_utils.py", is_resolved=False,
+                         comments=[ThreadComment(author="bob", body="cast earlier?"),
+                                   ThreadComment(author="carol", body="done")]),
+            ReviewThread(path="engine/ops/triton_ops/kernel_utils.py", is_resolved=True,
+                         comments=[ThreadComment(author="alice", body="nit")]),
+        ],
+    })
+    digest = heuristic_digest(ctx, NO_COVERAGE, "en")
+    assert digest.discussion.startswith("3 participants (alice, bob, carol)")
+    assert "2 review threads, 1 unresolved" in digest.discussion
+    assert "1 change requests" in digest.discussion or "1 change request" in digest.discussion
+    assert "ci-bot" not in digest.discussion
+    assert any("Unresolved review threads" in x for x in digest.open_items)
+    assert "Still a draft" in digest.open_items
+
+
+def test_zh_cn_writes_localised_sentences_and_keeps_code_names() -> None:
+    en = heuristic_digest(_small_fix(), NO_COVERAGE, "en")
+    zh = heuristic_digest(_small_fix(), NO_COVERAGE, "zh-CN")
+    assert zh.verdict == en.verdict
+    assert zh.reason.startswith("值得快速浏览") and "Worth" not in zh.reason
+    assert zh.start_reading == en.start_reading  # code names stay as they are
+    pin = PRContext(title="x", files=[_file("requirements/a.txt", ["a==2"], ["a==1"])])
+    assert "依赖" in heuristic_digest(pin, NO_COVERAGE, "zh-CN").reason
+
+
+def test_every_phrase_exists_in_every_language_with_the_same_fields() -> None:
+    import string
+
+    en = PHRASES["en"]
+    for language, table in PHRASES.items():
+        assert set(table) == set(en), language
+        for key, text in table.items():
+            fields = {f for _, f, _, _ in string.Formatter().parse(text) if f} - {"s", "ls"}
+            en_fields = {f for _, f, _, _ in string.Formatter().parse(en[key]) if f} - {"s", "ls"}
+            assert fields == en_fields, (language, key)
+
+
+def test_deterministic() -> None:
+    assert heuristic_digest(_small_fix(), NO_COVERAGE, "en") == heuristic_digest(_small_fix(), NO_COVERAGE, "en")
+
+
+# --------------------------------------------------------------------------- real vLLM diffs
+
+
+def _fixture_context(root: Path, number: int) -> PRContext:
+    return context_from_source(LocalSource(patch=str(root / str(number) / "diff.patch")))
+
+
+def _by_feature(root: Path) -> dict[int, dict]:
+    return {e["number"]: e for e in json.loads((root / "index.json").read_text())}
+
+
+@pytest.mark.vllm_fixtures
+def test_real_mechanical_prs_are_skip(vllm_fixtures: Path) -> None:
+    index = _by_feature(vllm_fixtures)
+    # chosen by the shape the fixture index records, not by expected output
+    lock_or_generated_only = [n for n, e in index.items()
+                              if e["files_changed"] == 1 and {"generated-file"} <= set(e["features"])
+                              and "docs" not in e["features"]]
+    assert lock_or_generated_only
+    for number in lock_or_generated_only + [52939, 53230, 53088, 48472]:
+        digest = heuristic_digest(_fixture_context(vllm_fixtures, number), NO_COVERAGE, "en")
+        assert digest.verdict is Verdict.SKIP, (number, index[number]["title"], digest.reason)
+
+
+@pytest.mark.vllm_fixtures
+def test_real_docs_and_test_only_prs_are_not_deep_read(vllm_fixtures: Path) -> None:
+    for number in (50600, 53230, 52570):  # docs section, dead link, test-only runner reuse
+        verdict = verdict_of(_fixture_context(vllm_fixtures, number))
+        assert verdict in (Verdict.SKIP, Verdict.SKIM), number
+
+
+@pytest.mark.vllm_fixtures
+def test_real_kernel_and_refactor_prs_are_deep_read(vllm_fixtures: Path) -> None:
+    for number in (51674, 52212, 51718, 41184):  # new CUDA kernel, Triton perf, layout refactor, MoE inversion
+        digest = heuristic_digest(_fixture_context(vllm_fixtures, number), NO_COVERAGE, "en")
+        assert digest.verdict is Verdict.DEEP_READ, (number, digest.reason)
+        assert digest.start_reading and digest.decisions
+
+
+@pytest.mark.vllm_fixtures
+def test_every_real_pr_gets_a_valid_grounded_digest_in_both_languages(vllm_fixtures: Path) -> None:
+    for number in _by_feature(vllm_fixtures):
+        ctx = _fixture_context(vllm_fixtures, number)
+        for language in ("en", "zh-CN"):
+            digest = heuristic_digest(ctx, NO_COVERAGE, language)
+            grounded, dropped = ground_digest(digest, ctx)
+            assert dropped == 0, (number, language, digest)
+            paths = {f.path for f in ctx.files}
+            for ref in digest.start_reading:
+                assert ref.split("::")[0] in paths
