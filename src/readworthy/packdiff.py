@@ -257,6 +257,9 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
     for st in outlined:
         if not st.full:
             _grow(st, st.tokens + spend.left, spend)
+    for st in outlined:  # still room: cut a hunk that was too long to take whole
+        if not st.full and spend.left >= MIN_TRUNCATED_HUNK:
+            _grow(st, st.tokens + spend.left, spend, cut_last=True)
     # files beyond the outline share get outlines now if room is left
     for st in states[len(outlined) :]:
         cost = spend.cost("\n".join([st.header, *st.outline]))
@@ -272,7 +275,7 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
     return DiffPack("\n\n".join(b for b in [*blocks, extra] if b), frozenset(full), frozenset(partial))
 
 
-def _grow(st: _FileState, allowance: int, spend: _Spender) -> None:
+def _grow(st: _FileState, allowance: int, spend: _Spender, cut_last: bool = False) -> None:
     """Spend up to `allowance` tokens (in total) on this file: the whole patch if it fits, else hunks."""
     if st.full or allowance <= st.tokens:
         return
@@ -295,7 +298,7 @@ def _grow(st: _FileState, allowance: int, spend: _Spender) -> None:
         cost = spend.cost(st.hunks[i])
         room = min(allowance - st.tokens, spend.left)
         if cost > room:
-            if room < MIN_TRUNCATED_HUNK:
+            if not cut_last or room < MIN_TRUNCATED_HUNK:
                 continue  # a later, smaller hunk may still fit
             # too long for what is left: its beginning is still worth having (hunks with definitions
             # come first, so this is usually where a new function starts)
