@@ -13,7 +13,7 @@ from typing import Any
 import github
 from github import Auth
 from github.GithubRetry import GithubRetry
-from requests.exceptions import RequestException
+from requests.exceptions import RequestException, RetryError
 
 from .config import Settings
 from .errors import GitHubError
@@ -56,6 +56,8 @@ def github_error(exc: Exception, doing: str, settings: Settings) -> GitHubError:
                                "that the token can see the repository.")
         return GitHubError(f"GitHub failed while {doing} ({status} {message}) after {RETRIES} retries; "
                            "try again later.")
+    if isinstance(exc, RetryError):  # PyGithub's retries ran out on 5xx/rate-limit answers
+        return GitHubError(f"GitHub failed while {doing} (server errors after {RETRIES} retries); try again later.")
     if isinstance(exc, RequestException):
         return GitHubError(f"could not reach GitHub at {settings.github_api_url} while {doing} "
                            f"({type(exc).__name__}): check GITHUB_API_URL and the network.")
