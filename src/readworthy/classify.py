@@ -113,7 +113,7 @@ KIND_VALUE: Mapping[FileKind, float] = {
 # Adjustments for what the change does, on top of the kind's value.
 FEATURE_BONUS: Mapping[str, float] = {
     "new_definitions": 30,  # adds functions/classes: the design lives here
-    "repeated_change": -45,  # the same edit in many files (license headers, import renames)
+    "repeated_change": -55,  # the same edit in many files (license headers, import renames): below docs
     "deletion_only": -25,  # nothing added: one line says it
     "tiny_change": -5,  # a line or two without new definitions
 }

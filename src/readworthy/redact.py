@@ -45,7 +45,7 @@ _ASSIGNMENT_RE = re.compile(
     r"""(?P<name>\b[A-Za-z0-9_.\-]*?(?:api[_\-]?key|access[_\-]?key|secret|token|passw(?:or)?d|passwd|pwd|"""
     r"""credentials?|private[_\-]?key|client[_\-]?secret|auth[_\-]?key|_key|-key)\b["']?)"""
     r"""(?P<sep>\s*(?::=|=>|=|:)\s*|\s+)"""
-    r"""(?P<quote>["'`]?)(?P<value>[^\s"'`,;)\]}]{6,200})(?P=quote)""",
+    r"""(?:(?P<quote>["'`])(?P<qvalue>[^"'`\n]{6,200})(?P=quote)|(?P<value>[^\s"'`,;)\]}]{6,200}))""",
     re.IGNORECASE,
 )
 _PLACEHOLDER_RE = re.compile(
@@ -89,7 +89,8 @@ def redact_secrets(text: str) -> tuple[str, int]:
 
     def _assignment(match: re.Match[str]) -> str:
         nonlocal count
-        value, quote, name = match.group("value"), match.group("quote"), match.group("name")
+        quote, name = match.group("quote") or "", match.group("name")
+        value = match.group("qvalue") if quote else match.group("value")
         if not _looks_secret(name, value, quoted=bool(quote), sep=match.group("sep")):
             return match.group(0)
         count += 1
@@ -136,7 +137,9 @@ def _looks_secret(name: str, value: str, *, quoted: bool, sep: str) -> bool:
     if "(" in value or value.startswith(("http://", "https://", "/", "./", "~")):
         return False
     if _PASSWORD_NAME_RE.search(name) and quoted and len(value) >= 6:
-        return True  # any literal password is one too many
+        return True  # any literal password is one too many, spaces and all
+    if " " in value:
+        return False  # a sentence, not a key
     return len(value) >= 12 and _mixed(value) and shannon_entropy(value) >= 3.3
 
 
