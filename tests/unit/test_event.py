@@ -157,4 +157,4 @@ def test_fuzz_parser_only_raises_readworthy_errors(name: str, payload: Any, cut:
         else:
             assert event.kind in ("review", "digest", "skip")
             assert all(isinstance(n, int) and n > 0 for n in event.pr_numbers)
-            assert event.kind != "skip" or event.reason
+            assert event.kind != "skip" or (event.reason and event.skip_code)

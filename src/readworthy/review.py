@@ -1,0 +1,280 @@
+"""One pull request, end to end: decide whether to run, gather, reuse or analyse, render, publish.
+
+Shared by `readworthy action` (one or many PRs per event) and `readworthy pr` (a terminal).
+The rules a PR is judged by come from the *base* branch's `.github/readworthy.yml`.
+
+Cost rule: when our existing comment's hidden state has the same input hash, model,
+prompt version and language, the stored Report is reused and the model is not called;
+`force` (label, `/readworthy refresh`, input) bypasses that.
+Safety rule: a failure never replaces or empties the existing comment; a refusal to write
+(locked, archived, read-only token) is reported with its fix and the digest goes to the
+job summary instead.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+from dataclasses import dataclass, field
+from typing import Literal
+
+import github
+import openai
+from actions_toolkit import core
+
+from . import gather, github_api, publish
+from .config import Settings
+from .errors import GitHubError, PublishError, ReadworthyError
+from .event import PullRequestInfo
+from .models import PRContext, Prompt, Report, Usage
+from .pack import pack_prompt
+from .pipeline import review_context
+from .render import render_comment, render_markdown
+from .repo_config import load_repo_config
+from .state import decode_state
+
+log = logging.getLogger(__name__)
+
+Status = Literal["published", "unchanged", "cached", "skipped", "blocked", "failed", "dry-run"]
+
+
+@dataclass(frozen=True)
+class Request:
+    """Why this PR is being reviewed and how."""
+
+    force: bool = False
+    explicit: bool = False  # a person asked (label, /readworthy, dispatch): drafts and bots are not skipped
+    remove_label: str = ""  # the trigger label to take off afterwards
+    pr: PullRequestInfo | None = None  # what the event payload already says, if anything
+    dry_run: bool = False
+
+
+@dataclass
+class ReviewOutcome:
+    number: int
+    status: Status
+    report: Report | None = None
+    comment: publish.CommentRef | None = None
+    cached: bool = False
+    skipped_reason: str = ""  # short code for the output
+    message: str = ""  # what to tell the user (skip reason, warning, error)
+    markdown: str = ""  # the digest for the job summary
+    usage: Usage = field(default_factory=Usage)  # what *this run* spent
+
+    @property
+    def comment_url(self) -> str:
+        return self.comment.url if self.comment else ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "failed"
+
+
+# --------------------------------------------------------------------------- deciding
+
+
+def _pr_info(gh: github.Github, repo: str, number: int) -> PullRequestInfo:
+    try:
+        pull = gh.get_repo(repo).get_pull(number)
+    except github.GithubException as exc:
+        raise GitHubError(f"cannot read {repo}#{number}: GitHub answered {exc.status} (does it exist?)") from None
+    user = pull.user
+    login = user.login if user is not None else ""
+    return PullRequestInfo(
+        number=number,
+        draft=bool(pull.draft),
+        author=login,
+        author_is_bot=(user is not None and user.type == "Bot") or login.endswith("[bot]"),
+        base_ref=pull.base.ref,
+        head_sha=pull.head.sha,
+        labels=tuple(label.name for label in pull.labels),
+        locked=bool(pull.locked),
+    )
+
+
+def skip_reason(info: PullRequestInfo, settings: Settings, explicit: bool) -> tuple[str, str]:
+    """(code, message) when the PR should be skipped by the config rules, else ("", "")."""
+    cfg = settings.repo_config
+    if info.draft and not cfg.include_drafts and not explicit:
+        return "draft", "the pull request is a draft (set `include_drafts: true` or add the trigger label)"
+    if info.author_is_bot and not cfg.include_bots and not explicit:
+        return "bot-author", f"the author {info.author} is a bot (set `include_bots: true` to review bot PRs)"
+    skip_labels = {name.lower() for name in cfg.skip_labels}
+    hit = [name for name in info.labels if name.lower() in skip_labels]
+    if hit:
+        return "skip-label", f"the pull request has the skip label `{hit[0]}`"
+    if info.author.lower() in {a.lower() for a in cfg.skip_authors}:
+        return "skip-author", f"the author {info.author} is in `skip_authors`"
+    if any(fnmatch.fnmatchcase(info.base_ref, pattern) for pattern in cfg.skip_base_branches):
+        return "skip-base-branch", f"the base branch `{info.base_ref}` is in `skip_base_branches`"
+    return "", ""
+
+
+def paths_skip_reason(ctx: PRContext, settings: Settings) -> tuple[str, str]:
+    patterns = settings.repo_config.skip_paths
+    if not patterns or not ctx.files:
+        return "", ""
+    if all(any(fnmatch.fnmatch(f.path, p) for p in patterns) for f in ctx.files):
+        return "skip-paths", "every changed path matches `skip_paths`"
+    return "", ""
+
+
+def cache_hit(previous: Report | None, settings: Settings, current_hash: str) -> bool:
+    """True when the stored analysis answers the same question with the same means."""
+    if previous is None or not current_hash or previous.input_hash != current_hash:
+        return False
+    if previous.language != settings.language:
+        return False
+    from .prompts import PROMPT_VERSION
+
+    if previous.prompt_version != PROMPT_VERSION:
+        return False
+    if previous.analyzer == "model":
+        return bool(settings.has_model) and previous.model == _model(settings)
+    # A heuristic report is reusable only while there is still no model and it was not a fallback.
+    return not previous.fallback_reason and not settings.has_model
+
+
+def _model(settings: Settings) -> str:
+    from .model_client import model_name
+
+    return model_name(settings)
+
+
+# --------------------------------------------------------------------------- running
+
+
+def review_one(
+    gh: github.Github,
+    client: openai.OpenAI | None,
+    repo: str,
+    number: int,
+    settings: Settings,
+    own_login: str,
+    request: Request = Request(),
+) -> ReviewOutcome:
+    """Review PR `number` of `repo`. Known failures come back as an outcome, never as an exception."""
+    try:
+        return _review(gh, client, repo, number, settings, own_login, request)
+    except ReadworthyError as exc:
+        log.error("#%d: %s", number, exc)
+        return ReviewOutcome(number, "failed", message=str(exc))
+    except github.GithubException as exc:
+        message = f"GitHub answered {exc.status} while reviewing #{number}: {exc.data}"
+        log.error("%s", message)
+        return ReviewOutcome(number, "failed", message=message)
+    except publish.TRANSIENT as exc:
+        # PyGithub raises requests' RetryError, not GithubException, once its own retries run out.
+        message = f"GitHub did not answer usably while reviewing #{number} ({type(exc).__name__}); re-run the job"
+        log.error("%s", message)
+        return ReviewOutcome(number, "failed", message=message)
+    finally:
+        if request.remove_label and not request.dry_run:
+            _remove_trigger_label(gh, repo, number, request.remove_label)
+
+
+def _remove_trigger_label(gh: github.Github, repo: str, number: int, name: str) -> None:
+    try:
+        publish.remove_label(gh, repo, number, name)
+    except PublishError as exc:
+        log.warning("#%d: could not remove the trigger label `%s`: %s", number, name, exc)
+
+
+def _review(
+    gh: github.Github,
+    client: openai.OpenAI | None,
+    repo: str,
+    number: int,
+    settings: Settings,
+    own_login: str,
+    request: Request,
+) -> ReviewOutcome:
+    info = request.pr or _pr_info(gh, repo, number)
+    repo_config, problems = load_repo_config(gh, repo, info.base_ref)
+    for problem in problems:
+        log.warning("%s", problem)
+    settings = settings.with_repo_config(repo_config)
+    code, why = skip_reason(info, settings, request.explicit)
+    if code:
+        return ReviewOutcome(number, "skipped", skipped_reason=code, message=why)
+
+    ctx = gather.gather_pr(gh, repo, number, settings)
+    code, why = paths_skip_reason(ctx, settings)
+    if code:
+        return ReviewOutcome(number, "skipped", skipped_reason=code, message=why)
+
+    existing_body = ""
+    if not request.dry_run or own_login:
+        issue = gh.get_repo(repo).get_issue(number)
+        _, existing_body = publish.find_existing_body(issue, own_login)
+    previous = decode_state(existing_body)
+    # Packing is cheap and pure; its hash is the one the Report will carry (over the cleaned context).
+    prompt = pack_prompt(ctx, settings)
+    current_hash = prompt.input_hash
+    if settings.show_prompt:
+        _show_prompt(prompt)
+
+    spent = Usage()
+    cached = not request.force and cache_hit(previous, settings, current_hash)
+    if cached and previous is not None:
+        log.info("#%d: inputs unchanged since the last analysis (hash %s): no model call", number, current_hash[:12])
+        report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url,
+                                             "title": ctx.title or previous.title})
+    else:
+        report = review_context(ctx, settings, client)
+        if not report.input_hash:
+            report = report.model_copy(update={"input_hash": current_hash})
+        spent = report.usage
+        if report.fallback_reason and previous is not None and previous.analyzer == "model" \
+                and previous.input_hash == report.input_hash:
+            # The model failed on inputs we already have a model analysis for: keep that one.
+            log.warning("#%d: model failed (%s); keeping the existing analysis", number, report.fallback_reason)
+            return ReviewOutcome(number, "unchanged", report=previous, cached=True, usage=spent,
+                                 message=f"analysis failed ({report.fallback_reason}); the previous comment was kept",
+                                 markdown=render_markdown(previous))
+
+    markdown = render_markdown(report)
+    outcome_base = {"report": report, "cached": cached, "usage": spent, "markdown": markdown,
+                    "skipped_reason": "unchanged" if cached else ""}
+    if request.dry_run:
+        return ReviewOutcome(number, "dry-run", **outcome_base)  # type: ignore[arg-type]
+    try:
+        ref = publish.upsert_comment(gh, repo, number, render_comment(report), own_login)
+    except publish.CommentBlocked as exc:
+        return ReviewOutcome(number, "blocked", message=str(exc), **outcome_base)  # type: ignore[arg-type]
+    if settings.verdict_labels:
+        try:
+            publish.set_verdict_label(gh, repo, number, report.digest.verdict, ctx.labels)
+        except PublishError as exc:
+            log.warning("#%d: verdict label not set: %s", number, exc)
+    status: Status = "cached" if cached else ("unchanged" if ref.action == "unchanged" else "published")
+    return ReviewOutcome(number, status, comment=ref, **outcome_base)  # type: ignore[arg-type]
+
+
+def _show_prompt(prompt: Prompt) -> None:
+    """The exact messages, in a collapsed log group (secrets were redacted before packing)."""
+    core.start_group(f"readworthy: prompt ({prompt.tokens} tokens of {prompt.budget})")
+    try:
+        for message in prompt.messages:
+            print(f"--- {message.role}")
+            print(message.content)
+    finally:
+        core.end_group()
+
+
+def review_pull_request(repo: str, number: int, settings: Settings, *, dry_run: bool = False) -> ReviewOutcome:
+    """`readworthy pr OWNER/REPO#N`: the action's review of one PR from a terminal."""
+    from .model_client import make_openai_client
+
+    gh = github_api.make_github(settings)
+    client = make_openai_client(settings)
+    login = settings.own_login or ("" if dry_run else github_api.own_login(gh, settings))
+    outcome = review_one(gh, client, repo, number, settings, login, Request(force=settings.force, explicit=True,
+                                                                            dry_run=dry_run))
+    if outcome.status == "failed":
+        raise GitHubError(outcome.message)
+    if outcome.status == "skipped":
+        log.warning("#%d skipped: %s", number, outcome.message)
+    if outcome.status == "blocked":
+        log.warning("#%d: %s", number, outcome.message)
+    return outcome
