@@ -25,17 +25,27 @@ DIFF_MAX_FILES = 300
 DIFF_MAX_LINES = 20_000
 _NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
 _STATUS = {s.value: s for s in FileStatus}
+# An empty text file also comes back with no patch and no line counts; these suffixes are never binary.
+_TEXT_SUFFIXES = {
+    "", ".py", ".pyi", ".md", ".rst", ".txt", ".cfg", ".toml", ".ini", ".yaml", ".yml", ".json", ".c", ".cc",
+    ".cpp", ".h", ".hpp", ".cu", ".cuh", ".sh", ".js", ".ts", ".go", ".rs", ".java", ".html", ".css", ".typed",
+    ".gitkeep", ".in", ".cmake", ".j2",
+}
 
 
 def _file_change(data: dict[str, Any]) -> FileChange:
     patch = data.get("patch")
     adds, dels = int(data.get("additions") or 0), int(data.get("deletions") or 0)
     status = _STATUS.get(str(data.get("status")), FileStatus.CHANGED)
-    # GitHub marks binary files only by leaving `patch` out with no line counts; a pure rename
-    # looks the same, so renames are not called binary.
-    binary = patch is None and adds == 0 and dels == 0 and status not in (FileStatus.RENAMED, FileStatus.COPIED)
+    # GitHub marks binary files only by leaving `patch` out with no line counts. A pure rename and an
+    # empty text file look the same, so those are not called binary.
+    path = str(data["filename"])
+    name = path.rsplit("/", 1)[-1]
+    suffix = name[name.rfind("."):].lower() if "." in name else ""
+    binary = (patch is None and adds == 0 and dels == 0 and suffix not in _TEXT_SUFFIXES
+              and status not in (FileStatus.RENAMED, FileStatus.COPIED))
     return FileChange(
-        path=str(data["filename"]),
+        path=path,
         status=status,
         previous_path=data.get("previous_filename"),
         additions=adds,
