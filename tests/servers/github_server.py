@@ -483,12 +483,20 @@ class _Handler(BaseHTTPRequestHandler):
         if data or reply.status != 204:
             self.send_header("Content-Type", reply.content_type)
         self.send_header("Content-Length", str(len(data)))
-        self.send_header("X-RateLimit-Limit", "5000")
-        self.send_header("X-RateLimit-Remaining", "4999")
-        self.send_header("X-RateLimit-Reset", "1900000000")
-        self.send_header("X-RateLimit-Used", "1")
-        self.send_header("X-RateLimit-Resource", "graphql" if self.path.endswith("graphql") else "core")
-        self.send_header("X-GitHub-Request-Id", f"TEST:{id(reply):x}")
+        defaults = {
+            "X-RateLimit-Limit": "5000",
+            "X-RateLimit-Remaining": "4999",
+            "X-RateLimit-Reset": "1900000000",
+            "X-RateLimit-Used": "1",
+            "X-RateLimit-Resource": "graphql" if self.path.endswith("graphql") else "core",
+            "X-GitHub-Request-Id": f"TEST:{id(reply):x}",
+        }
+        # A reply's own headers (an injected rate-limit fault) replace the defaults instead of
+        # being sent twice: a doubled header reads as "4999, 0" to clients.
+        overridden = {k.lower() for k in reply.headers}
+        for k, v in defaults.items():
+            if k.lower() not in overridden:
+                self.send_header(k, v)
         for k, v in reply.headers.items():
             self.send_header(k, v)
         self.end_headers()
