@@ -12,6 +12,9 @@ Seeding API (methods of GitHubServer; plain dataclasses from github_state you ma
     server.set_file("o/r", ref, path, text_or_None)
     server.add_pr("o/r", title, body, number=None, user=, state=, draft=, locked=, merged=, merged_at=,
                   labels=, base_ref=, head_ref=, head_repo="fork/r", files=[PRFile], commits=[PRCommit|str])
+        PRFile(filename, status=, additions=, deletions=, patch=, previous_filename=, binary=,
+               patch_omitted=True)   # the files API leaves `patch` out (GitHub's very-large-diff rule);
+                                     # the diff media type still serves it
     server.add_issue("o/r", title, body, number=None, user=, state=, labels=, comments=[(login, body)])
     server.add_comment("o/r", number, login, body)               # PR or issue conversation comment
     server.add_review("o/r", number, login, "APPROVED"|"CHANGES_REQUESTED"|"COMMENTED", body)

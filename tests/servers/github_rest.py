@@ -289,7 +289,7 @@ def file_json(c: Call, repo: Repo, pr: PullRequest, f: PRFile) -> dict[str, Any]
         "raw_url": f"{c.html_base}/{repo.full_name}/raw/{pr.head_sha}/{f.filename}",
         "contents_url": f"{c.api_base}/repos/{repo.full_name}/contents/{f.filename}?ref={pr.head_sha}",
     }
-    if f.patch is not None and not f.binary:
+    if f.patch is not None and not f.binary and not f.patch_omitted:
         data["patch"] = f.patch
     if f.previous_filename:
         data["previous_filename"] = f.previous_filename

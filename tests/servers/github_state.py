@@ -96,9 +96,10 @@ class PRFile:
     status: str = "modified"  # added | removed | modified | renamed | copied | changed | unchanged
     additions: int = 0
     deletions: int = 0
-    patch: str | None = None  # None: GitHub omitted it (binary, or too large)
+    patch: str | None = None  # the file's hunks; served by the diff media type
     previous_filename: str | None = None
     binary: bool = False
+    patch_omitted: bool = False  # like GitHub for very large diffs: the files API leaves `patch` out
 
 
 @dataclass

@@ -152,18 +152,11 @@ def test_more_than_3000_files_says_what_is_missing(github_server: GitHubServer) 
 def test_patches_github_omits_come_from_the_diff(github_server: GitHubServer) -> None:
     big = "@@ -1,2 +1,2 @@\n-old\n+new\n context"
     files = [
-        PRFile("src/huge.py", additions=1, deletions=1, patch=big),
+        PRFile("src/huge.py", additions=1, deletions=1, patch=big, patch_omitted=True),
         PRFile("assets/logo.png", status="added", binary=True),
         PRFile("src/moved.py", status="renamed", previous_filename="src/old.py"),
     ]
     pr = github_server.add_pr("o/r", files=files)
-    github_server.state.repo("o/r").items[pr.number].files[0] = PRFile("src/huge.py", additions=1, deletions=1,
-                                                                       patch=None)
-    # the server renders the diff from its files; give it the patch back only for the diff endpoint
-    github_server.inject("GET", rf"/pulls/{pr.number}$", status=200, times=1,
-                         headers={"Content-Type": "text/plain"},
-                         body="diff --git a/src/huge.py b/src/huge.py\n--- a/src/huge.py\n+++ b/src/huge.py\n"
-                              + big + "\n")
     ctx = _gather(github_server, "o/r", pr.number)
     assert ctx.files[0].patch == big
     assert ctx.files[1].binary and ctx.files[1].patch is None
@@ -175,7 +168,7 @@ def test_patches_github_omits_come_from_the_diff(github_server: GitHubServer) ->
 
 
 def test_omitted_patches_beyond_diff_limits_are_listed_with_stats(github_server: GitHubServer) -> None:
-    files = [PRFile("gen/big.json", additions=25_000, patch=None)]
+    files = [PRFile("gen/big.json", additions=25_000, patch="@@ -0,0 +1 @@\n+{", patch_omitted=True)]
     pr = github_server.add_pr("o/r", files=files)
     ctx = _gather(github_server, "o/r", pr.number)
     assert ctx.files[0].patch is None and ctx.files[0].additions == 25_000 and not ctx.files[0].binary
