@@ -164,6 +164,8 @@ def _pr_info(payload: Mapping[str, Any], event: str) -> PullRequestInfo:
 
 def _pull_request(name: str, payload: Mapping[str, Any], inputs: Mapping[str, str], base: dict[str, Any]) -> Event:
     action = _str(payload, "action")
+    if not action:
+        raise EventError(f"the {name} event payload has no `action`; the event file is incomplete")
     if action not in PR_ACTIONS:
         return Event(**base, kind="skip", action=action, skip_code="unhandled-action", reason=f"{name} action `{action or '?'}` is not one readworthy handles")
     info = _pr_info(payload, name)

@@ -60,7 +60,7 @@ def test_trigger_label_forces_and_other_labels_skip() -> None:
     assert event.kind == "skip" and "not the trigger label" in event.reason
 
 
-@pytest.mark.parametrize("action", ["closed", "edited", "assigned", ""])
+@pytest.mark.parametrize("action", ["closed", "edited", "assigned", "unlabeled"])
 def test_other_pr_actions_skip(action: str) -> None:
     event = parse("pull_request", pr_payload(action))
     assert event.kind == "skip" and "not one readworthy handles" in event.reason
@@ -125,6 +125,7 @@ def test_unknown_event_is_a_notice_not_an_error() -> None:
     ('{"action": "opened", "pull_request": {"numb', "not valid JSON"),
     ("[1, 2]", "JSON object"),
     ('{"action": "opened"}', "pull_request.number"),
+    ('{"pull_request": {"number": 7}}', "no `action`"),
     ('{"action": "opened", "pull_request": {"number": "7"}}', "pull_request.number"),
 ])
 def test_malformed_payloads_are_clear_event_errors(text: str, message: str) -> None:
