@@ -55,7 +55,7 @@ def test_demo_json_has_top_level_verdict_usage_and_coverage() -> None:
     assert "prompt_tokens" in data["usage"]
 
 
-@pytest.mark.parametrize("budget", [1500, 4000, 16000])
+@pytest.mark.parametrize("budget", [3000, 4000, 16000])
 def test_show_prompt_fits_the_budget(budget: int) -> None:
     import tiktoken
 
@@ -66,6 +66,13 @@ def test_show_prompt_fits_the_budget(budget: int) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "--- system ---" in proc.stdout and "--- user ---" in proc.stdout
     assert len(tiktoken.get_encoding("o200k_base").encode(proc.stdout)) <= budget
+
+
+def test_a_budget_smaller_than_the_instructions_is_refused_with_the_minimum() -> None:
+    proc = run_cli("local", "--patch", str(SAMPLE_PATCH), "--budget", "1000", "--show-prompt")
+    assert proc.returncode == 1
+    assert "raise the budget" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
 
 
 def test_local_reads_stdin_and_prints_json() -> None:
