@@ -243,8 +243,28 @@ class _Renderer:
         self.last_files_limit = 0
         self.discussion_comments = 0
         self.issues_shown = 0
+        self.last_diff_text = ""
+        self._full: dict[str, tuple[str, int, int, int]] = {}  # name -> (text, tokens, comments, issues)
 
     def prose(self, name: str, limit: int) -> str:
+        """A prose section in at most `limit` tokens; the full rendering whenever it fits."""
+        if name not in self._full:
+            text = self._render_prose(name, 10**9)
+            self._full[name] = (text, self.counter.count(text), self.discussion_comments, self.issues_shown)
+        text, tokens, comments, issues = self._full[name]
+        if tokens <= limit:
+            if name == "discussion":
+                self.discussion_comments = comments
+            if name == "linked_issues":
+                self.issues_shown = issues
+            return text
+        return self._render_prose(name, limit)
+
+    def demand(self, name: str) -> int:
+        self.prose(name, 0)
+        return self._full[name][1]
+
+    def _render_prose(self, name: str, limit: int) -> str:
         ctx, counter = self.ctx, self.counter
         if name == "pr":
             return render_pr(ctx, limit, counter)
@@ -260,6 +280,7 @@ class _Renderer:
 
     def diff(self, limit: int) -> _Diff:
         packed = pack_diff(self.ranked, limit, self.counter)
+        self.last_diff_text = packed.text
         return _Diff(packed.text, packed.full, packed.partial, limit)
 
     def files(self, diff: _Diff, limit: int) -> str:
@@ -268,8 +289,7 @@ class _Renderer:
 
     def render_all(self, room: int, shares: Mapping[str, float]) -> tuple[dict[str, str], _Diff]:
         huge = 10**9
-        demands = {name: self.counter.count(self.prose(name, huge)) for name in ("pr", "commits", "linked_issues",
-                                                                                 "discussion")}
+        demands = {name: self.demand(name) for name in ("pr", "commits", "linked_issues", "discussion")}
         everything = _Diff("", frozenset(), frozenset(), 0)
         demands["files"] = self.counter.count(self.files(everything, huge))
         demands["diff"] = self._diff_demand()
@@ -351,9 +371,10 @@ def _coverage(
     renderer: _Renderer,
 ) -> Coverage:
     diff_text = sections.get("diff", "")
-    # a final trim may have cut files out of the diff text: count only files still present
-    full = frozenset(p for p in full if p in diff_text)
-    partial = frozenset(p for p in partial if p in diff_text) - full
+    if diff_text != renderer.last_diff_text:
+        # the last-resort trim cut the diff: count only files whose header is still there
+        full = frozenset(p for p in full if f"### {p}" in diff_text)
+        partial = frozenset(p for p in partial if p in diff_text) - full
     omitted = [r.change.path for r in ranked if r.change.path not in full and r.change.path not in partial]
     missing = max(0, original.changed_files - len(original.files))
     notes = []

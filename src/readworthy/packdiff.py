@@ -35,6 +35,7 @@ from .tokens import TokenCounter, truncate_to_tokens
 
 REPEAT_MIN_FILES = 4  # the same edit in this many files is "repeated"
 REPEAT_MAX_LINES = 40  # only small edits count as repeated (a big identical change is unusual)
+SUMMARY_SHARE = 0.15  # at most this part goes to one-line summaries (renames, deletions, repeats)
 OUTLINE_SHARE = 0.45  # at most this part of the diff section goes to outlines
 PER_FILE_SHARE = 0.3  # first pass: one file gets at most this part of the diff section
 MIN_FILE_CAP = 250  # ... but never less than this many tokens
@@ -240,8 +241,11 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
         elif r.change.patch:
             states.append(_FileState(r, file_header(r), outline_lines(r)))
 
+    # 0. renames, deletions and repeated edits: a line each, charged first (they are cheap and
+    #    say a lot), but never more than SUMMARY_SHARE of the section
+    summary, one_line_full, repeat_lines = _one_liners(one_liners, ranked, spend, int(limit * SUMMARY_SHARE))
     # 1. outlines, breadth first
-    outline_limit = int(limit * OUTLINE_SHARE)
+    outline_limit = spend.used + int(limit * OUTLINE_SHARE)
     outlined: list[_FileState] = []
     for st in states:
         cost = spend.cost("\n".join([st.header, *st.outline]))
@@ -271,7 +275,11 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
     blocks = [_render_file(st) for st in outlined]
     full = {st.rank.change.path for st in outlined if st.full}
     partial = {st.rank.change.path for st in outlined if not st.full}
-    extra = _render_one_liners(one_liners, ranked, spend, full, partial)
+    for first, others in repeat_lines:
+        if first in full or first in partial:
+            partial.update(others)  # their edit is shown, once, under the first file
+    full.update(one_line_full)
+    extra = ("Also changed:\n" + "\n".join(summary)) if summary else ""
     return DiffPack("\n\n".join(b for b in [*blocks, extra] if b), frozenset(full), frozenset(partial))
 
 
@@ -328,37 +336,34 @@ def _render_file(st: _FileState) -> str:
     return "\n".join(parts)
 
 
-def _render_one_liners(
-    one_liners: list[tuple[RankedFile, str]],
-    ranked: Sequence[RankedFile],
-    spend: _Spender,
-    full: set[str],
-    partial: set[str],
-) -> str:
-    """Renames, deletions and repeated edits: a line each (repeats: one line per group), while room lasts."""
+def _one_liners(
+    one_liners: list[tuple[RankedFile, str]], ranked: Sequence[RankedFile], spend: _Spender, cap: int
+) -> tuple[list[str], set[str], list[tuple[str, list[str]]]]:
+    """Renames, deletions (a line each) and repeated edits (a line per group) while `cap` lasts.
+    Returns the lines, the files they show completely, and the repeat groups that made it in."""
     lines: list[str] = []
-    for r, line in one_liners:
-        cost = spend.cost(line)
-        if cost > spend.left:
-            break
-        spend.used += cost
-        lines.append(line)
-        if r.kind == FileKind.RENAMED or r.change.status == FileStatus.CHANGED:
-            full.add(r.change.path)  # nothing more to see than the line says
-    repeats: dict[str, list[str]] = defaultdict(list)
+    complete: set[str] = set()
+    groups: dict[str, list[str]] = defaultdict(list)
     for r in ranked:
         if r.repeat_of is not None:
-            repeats[r.repeat_of].append(r.change.path)
-    for first, others in repeats.items():
-        line = f"- the same edit as {first} also in {len(others)} other files: {_dir_summary(others)}"
+            groups[r.repeat_of].append(r.change.path)
+    candidates: list[tuple[str, RankedFile | None, tuple[str, list[str]] | None]] = [
+        (f"- the same edit as {first} also in {len(others)} other files: {_dir_summary(others)}", None, (first, others))
+        for first, others in groups.items()
+    ] + [(line, r, None) for r, line in one_liners]
+    shown_groups: list[tuple[str, list[str]]] = []
+    budget_end = spend.used + cap
+    for line, r, group in candidates:
         cost = spend.cost(line)
-        if cost > spend.left:
+        if spend.used + cost > budget_end or cost > spend.left:
             continue
         spend.used += cost
         lines.append(line)
-        if first in full or first in partial:
-            partial.update(others)
-    return ("Also changed:\n" + "\n".join(lines)) if lines else ""
+        if group is not None:
+            shown_groups.append(group)
+        elif r is not None and (r.kind == FileKind.RENAMED or r.change.status == FileStatus.CHANGED):
+            complete.add(r.change.path)  # nothing more to see than the line says
+    return lines, complete, shown_groups
 
 
 def _dir_summary(paths: list[str], top: int = 6) -> str:
@@ -441,8 +446,12 @@ def _folded_lines(rest: Sequence[RankedFile], depth: int) -> str:
             parts = r.change.path.split("/")[:-1]
             key = "/".join(parts[:depth]) + "/" if parts else "./"
         groups[key].append(r)
-    out = [f"(+ {len(rest)} more files, grouped; diff: name)"]
+    singles = [members[0] for members in groups.values() if len(members) == 1]
+    out = [f"(+ {len(rest) - len(singles)} more files, grouped; diff: name)"]
     for key, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        if len(members) == 1:  # a group of one costs as much as the file's own line
+            out.append(_file_line(members[0], frozenset(), frozenset()))
+            continue
         kinds = Counter(m.kind.value for m in members)
         kind_text = ", ".join(f"{k} {n}" for k, n in kinds.most_common())
         adds = sum(m.change.additions for m in members)
