@@ -37,7 +37,9 @@ from .gather_nodes import (
     reviews_from_nodes,
     threads_from_nodes,
 )
-from .github_api import graphql, make_github, own_login
+from github.Requester import Requester
+
+from .github_api import graphql, graphql_reader, make_github, own_login
 from .links import IssueRef, find_issue_refs
 from .models import LinkedIssue, LinkKind, PRContext, RelatedItem
 from .owners import first_codeowners, match_areas, match_owners
@@ -58,12 +60,13 @@ def gather_pr(gh: github.Github, repo: str, number: int, settings: Settings) -> 
     ignore = settings.repo_config.ignore_authors
     base_vars = {"owner": owner, "name": name, "number": number}
 
-    data, missing = graphql(gh, settings, PULL_REQUEST_QUERY, base_vars, f"reading {repo}#{number}")
+    reader = graphql_reader(gh)
+    data, missing = graphql(reader, settings, PULL_REQUEST_QUERY, base_vars, f"reading {repo}#{number}")
     pr = (data.get("repository") or {}).get("pullRequest")
     if not pr:
         why = missing[0].get("message") if missing else "no such pull request"
         raise GitHubError(f"{repo}#{number}: {why}. Check the number, and that the token can read the repository.")
-    _read_remaining_pages(gh, settings, base_vars, pr, f"{repo}#{number}", notes)
+    _read_remaining_pages(reader, settings, base_vars, pr, f"{repo}#{number}", notes)
 
     files = fetch_files(gh, settings, repo, number)
     changed = int(pr.get("changedFiles") or len(files))
@@ -76,7 +79,7 @@ def gather_pr(gh: github.Github, repo: str, number: int, settings: Settings) -> 
 
     title, body = str(pr.get("title") or ""), str(pr.get("body") or "")
     commit_nodes = pr["commits"]["nodes"]
-    linked, related = _links(gh, settings, repo, number, pr, commit_nodes, notes)
+    linked, related = _links(reader, settings, repo, number, pr, commit_nodes, notes)
 
     paths = [f.path for f in files]
     owners: dict[str, list[str]] = {}
@@ -123,7 +126,7 @@ def gather_pr(gh: github.Github, repo: str, number: int, settings: Settings) -> 
 
 
 def _read_remaining_pages(
-    gh: github.Github, settings: Settings, base_vars: dict[str, Any], pr: dict[str, Any], what: str, notes: list[str]
+    reader: Requester, settings: Settings, base_vars: dict[str, Any], pr: dict[str, Any], what: str, notes: list[str]
 ) -> None:
     """Append further pages of every paged connection to `pr`, all connections in one query per round."""
     for _ in range(MAX_PAGE_ROUNDS):
@@ -135,7 +138,7 @@ def _read_remaining_pages(
         if not cursors:
             return
         variables = base_vars | {f"{fld}After": cur for fld, cur in cursors.items()}
-        data, _ = graphql(gh, settings, more_pages_query(cursors), variables, f"reading more of {what}")
+        data, _ = graphql(reader, settings, more_pages_query(cursors), variables, f"reading more of {what}")
         more = (data.get("repository") or {}).get("pullRequest") or {}
         for fld in cursors:
             page = more.get(fld) or {"nodes": [], "pageInfo": {"hasNextPage": False, "endCursor": None}}
@@ -154,7 +157,7 @@ def _base_files(pr: dict[str, Any]) -> dict[str, str | None]:
 
 
 def _links(
-    gh: github.Github,
+    reader: Requester,
     settings: Settings,
     repo: str,
     number: int,
@@ -193,20 +196,20 @@ def _links(
                      f"the first {MAX_TEXT_CLOSING_REFS} and {MAX_MENTIONS} were looked up")
     wanted = closing_refs[:MAX_TEXT_CLOSING_REFS] + mentions[:MAX_MENTIONS]
     if wanted:
-        more_linked, more_related = _lookup_refs(gh, settings, repo, number, wanted, notes)
+        more_linked, more_related = _lookup_refs(reader, settings, repo, number, wanted, notes)
         linked += more_linked
         related += more_related
     return linked, related
 
 
 def _lookup_refs(
-    gh: github.Github, settings: Settings, repo: str, number: int, refs: list[IssueRef], notes: list[str]
+    reader: Requester, settings: Settings, repo: str, number: int, refs: list[IssueRef], notes: list[str]
 ) -> tuple[list[LinkedIssue], list[RelatedItem]]:
     grouped: dict[str, tuple[str, list[tuple[int, bool]]]] = {}
     for r in refs:
         grouped.setdefault(r.repo.lower(), (r.repo, []))[1].append((r.number, r.kind is LinkKind.CLOSING))
     groups = list(grouped.values())
-    data, missing = graphql(gh, settings, linked_items_query(groups), linked_items_variables(groups),
+    data, missing = graphql(reader, settings, linked_items_query(groups), linked_items_variables(groups),
                             f"looking up issues referenced by {repo}#{number}")
     linked: list[LinkedIssue] = []
     related: list[RelatedItem] = []

@@ -10,6 +10,7 @@ from graphql import parse, validate
 from readworthy.config import RepoConfig, Settings, build_settings
 from readworthy.errors import GitHubError
 from readworthy.gather import gather_pr, make_github, own_login
+from readworthy.github_api import graphql, graphql_reader
 from readworthy.gather_graphql import (
     PAGED_CONNECTIONS,
     PULL_REQUEST_QUERY,
@@ -284,6 +285,11 @@ def test_make_github_does_not_space_reads_but_spaces_writes(github_server: GitHu
     for _ in range(12):
         gh.requester.requestJsonAndCheck("GET", f"/repos/o/r/issues/{pr.number}")
     assert time.monotonic() - start < 1.0  # PyGithub's default 0.25 s spacing would take 3 s
+    reader = graphql_reader(gh)
+    start = time.monotonic()
+    for _ in range(4):
+        graphql(reader, settings, VIEWER_QUERY, {}, "asking who we are")
+    assert time.monotonic() - start < 1.0  # GraphQL queries are POSTs but reads: not spaced like writes
     issue = gh.get_repo("o/r").get_issue(pr.number)
     start = time.monotonic()
     issue.create_comment("one")

@@ -1,0 +1,140 @@
+"""Bench: HTTP requests and wall time of gather_pr per PR shape, against the tests' GitHub server.
+
+    .venv/bin/python bench/gather.py [--repeat N]
+
+Targets (issue #3): a PR with <=100 files, <=100 comments and <=3 linked issues in <=6 requests;
+a PR with 3,000+ files in <=35. For comparison, pr-agent's GitHub provider needs about
+4 + 2*min(files, 50) requests plus pagination (PyGithub's 30 per page) for the same PR, and sleeps
+0.25 s between them by default; its review reads no discussion at all.
+Wall time includes the local server's work (it validates every GraphQL query against GitHub's schema).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "src"))
+
+from readworthy.config import build_settings  # noqa: E402
+from readworthy.diffparse import parse_patch  # noqa: E402
+from readworthy.gather import gather_pr, make_github  # noqa: E402
+from readworthy.repo_config import load_repo_config  # noqa: E402
+from servers.github_fixtures import WORKFLOW_TOKEN, GitHubServer, ItemRef, PRFile, seed_discussed_pr  # noqa: E402
+from servers.github_graphql import FETCH_COMMAND, load_github_schema  # noqa: E402
+
+VLLM = ROOT.parent / "shared" / "fixtures" / "vllm"
+REPO = "vllm-project/vllm"
+
+
+def _files(n: int) -> list[PRFile]:
+    return [PRFile(f"vllm/mod{i // 50}/f{i}.py", additions=3, deletions=1,
+                   patch=f"@@ -1,2 +1,4 @@\n-old{i}\n+new{i}\n+x\n+y\n ctx") for i in range(n)]
+
+
+def small(server: GitHubServer) -> int:
+    return seed_discussed_pr(server).number
+
+
+def typical(server: GitHubServer) -> int:
+    """100 files, 100 comments, 3 linked issues (2 closing references + 1 `Fixes #` only in text)."""
+    seeded = seed_discussed_pr(server, files=_files(100))
+    extra = server.add_issue(REPO, "Third linked issue", "Details.", comments=[("u", "more")])
+    seeded.pr.body += f"\nAlso fixes #{extra.number}.\n"
+    for i in range(100 - 6):
+        server.add_comment(REPO, seeded.number, f"dev{i % 9}", f"Point {i}: the cache eviction order matters here.")
+    return seeded.number
+
+
+def long_discussion(server: GitHubServer) -> int:
+    seeded = seed_discussed_pr(server, files=_files(40))
+    for i in range(300):
+        server.add_comment(REPO, seeded.number, f"dev{i % 9}", f"comment {i}")
+    for i in range(150):
+        server.add_thread(REPO, seeded.number, "vllm/mod0/f1.py", 2, [("rev", f"q{i}"), ("alice", f"a{i}")])
+    return seeded.number
+
+
+def huge(server: GitHubServer) -> int:
+    seeded = seed_discussed_pr(server, files=_files(3_200))
+    return seeded.number
+
+
+def vllm_real(server: GitHubServer) -> int:
+    parsed = parse_patch((VLLM / "48472" / "diff.patch").read_text(errors="replace"))
+    files = [PRFile(f.path, status=f.status.value, additions=f.additions, deletions=f.deletions,
+                    patch=None if f.binary else f.patch, previous_filename=f.previous_path, binary=f.binary)
+             for f in parsed.files]
+    seeded = seed_discussed_pr(server, files=files, extra_commit_messages=[c.message for c in parsed.commits])
+    seeded.pr.closing_issues.append(ItemRef(REPO, seeded.mentioned_issue))
+    return seeded.number
+
+
+SCENARIOS: list[tuple[str, Callable[[GitHubServer], int], int | None]] = [
+    ("small PR, full discussion", small, 6),
+    ("100 files, 100 comments, 3 issues", typical, 6),
+    ("300 comments, 150 threads", long_discussion, None),
+    ("vLLM #48472 (253 files, real diff)", vllm_real, None),
+    ("3,200 files", huge, 35),
+]
+
+
+def _pr_agent_estimate(files: int, comments: int) -> int:
+    # get_diff_files: 4 setup requests + 2 per file up to 50 (contents of base and head), files paged by 30;
+    # publishing and reading its own comments paged by 30 as well.
+    return 4 + 2 * min(files, 50) + math.ceil(min(files, 3_000) / 30) + math.ceil(max(comments, 1) / 30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="gather_pr request counts and wall time")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if load_github_schema() is None:
+        print(f"GitHub's GraphQL schema is missing; run `{FETCH_COMMAND}` first", file=sys.stderr)
+        return 1
+    rows = []
+    print(f"{'scenario':38} {'files':>6} {'reqs':>5} {'+cfg':>5} {'target':>7} {'wall ms':>8} "
+          f"{'pr-agent≈':>10} {'pr-agent sleep s':>16}")
+    failed = False
+    for name, seed, target in SCENARIOS:
+        if seed is vllm_real and not (VLLM / "48472" / "diff.patch").is_file():
+            print(f"{name:38} skipped: {VLLM} absent")
+            continue
+        walls, requests, files, comments = [], 0, 0, 0
+        with_config = 0
+        for _ in range(args.repeat):
+            with GitHubServer() as server:
+                number = seed(server)
+                settings = build_settings({"github_api_url": server.api_url, "github_token": WORKFLOW_TOKEN})
+                gh = make_github(settings)
+                server.clear_log()
+                start = time.perf_counter()
+                ctx = gather_pr(gh, REPO, number, settings)
+                walls.append((time.perf_counter() - start) * 1000)
+                requests = len(server.requests)
+                load_repo_config(gh, REPO, ctx.base_ref)
+                with_config = len(server.requests)
+                files = ctx.changed_files
+                comments = len(ctx.comments) + sum(ctx.noise_counts.values())
+        estimate = _pr_agent_estimate(files, comments)
+        ok = target is None or requests <= target
+        failed |= not ok
+        print(f"{name:38} {files:>6} {requests:>5} {with_config:>5} {('<=' + str(target)) if target else '-':>7} "
+              f"{statistics.median(walls):>8.0f} {estimate:>10} {estimate * 0.25:>16.1f}" + ("" if ok else "  OVER"))
+        rows.append({"scenario": name, "files": files, "requests": requests, "requests_with_config": with_config,
+                     "target": target, "wall_ms_median": round(statistics.median(walls), 1),
+                     "pr_agent_estimate": estimate})
+    print(json.dumps(rows))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
