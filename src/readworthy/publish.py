@@ -233,20 +233,25 @@ def verdict_label(verdict: Verdict) -> str:
 
 
 def set_verdict_label(gh: github.Github, repo: str, number: int, verdict: Verdict, current: list[str]) -> None:
-    """Put `readworthy:<verdict>` on the PR (creating the label if missing) and remove a stale one."""
+    """Put `readworthy:<verdict>` on the PR (creating the label if missing) and remove a stale one.
+
+    `current` is what gather saw; the labels are read again right before the single write
+    (PUT of the whole list), so a label someone added meanwhile is kept.
+    """
     wanted = verdict_label(verdict)
-    stale = [name for name in current if name.startswith(VERDICT_LABEL_PREFIX) and name != wanted]
+    if wanted in current and not any(n.startswith(VERDICT_LABEL_PREFIX) and n != wanted for n in current):
+        return
     try:
         gh_repo = gh.get_repo(repo)
+        try:
+            gh_repo.get_label(wanted)
+        except github.UnknownObjectException:
+            gh_repo.create_label(wanted, VERDICT_LABEL_COLORS[verdict], "readworthy's reading verdict")
         issue = gh_repo.get_issue(number)
-        if wanted not in current:
-            try:
-                gh_repo.get_label(wanted)
-            except github.UnknownObjectException:
-                gh_repo.create_label(wanted, VERDICT_LABEL_COLORS[verdict], "readworthy's reading verdict")
-            issue.add_to_labels(wanted)
-        for name in stale:
-            issue.remove_from_labels(name)
+        names = [label.name for label in issue.labels]
+        keep = [n for n in names if not n.startswith(VERDICT_LABEL_PREFIX)]
+        if sorted(keep + [wanted]) != sorted(names):
+            issue.set_labels(*keep, wanted)
     except github.GithubException as exc:
         raise describe_refusal(exc, f"set the label {wanted}") from None
     except TRANSIENT as exc:

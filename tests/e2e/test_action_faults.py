@@ -145,11 +145,11 @@ def test_two_concurrent_runs_leave_one_comment(
     assert len(own_comments(github_server, pr.number)) == 1
 
 
-def test_lost_create_answer_is_not_blindly_repeated(
+def test_5xx_on_create_leaves_one_comment(
     github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pr = simple_pr(github_server)
-    # GitHub creates the comment, then the answer is a 502 (PyGithub retries it as well).
+    # A 502 on the create (PyGithub's retry repeats it): still exactly one comment.
     github_server.inject("POST", r"/issues/\d+/comments$", status=502, times=1)
     result = run(monkeypatch, capsys, action_env(github_server, tmp_path, "pull_request_target", pr_payload(pr, "opened")))
     assert result.code == 0
