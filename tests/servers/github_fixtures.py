@@ -151,7 +151,7 @@ def files_from_patch(text: str) -> list[PRFile]:
                 current["status"] = "removed"
             elif line.startswith("rename from"):
                 current["status"] = "renamed"
-            elif line.startswith("Binary files") or line.startswith("GIT binary patch"):
+            elif line.startswith(("Binary files", "GIT binary patch")):
                 current["binary"] = True
         body.append(line)
     flush()

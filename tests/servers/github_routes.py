@@ -284,7 +284,7 @@ def delete_comment(state: State, c: Call) -> Reply:
 
 @route("POST", "{repo}/issues/comments/(?P<id>\\d+)/reactions")
 def add_reaction(state: State, c: Call) -> Reply:
-    repo, item, cm = _comment(state, c)
+    repo, _item, cm = _comment(state, c)
     rest.check_write(c, repo)
     content = (c.body or {}).get("content")
     if content not in ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"):

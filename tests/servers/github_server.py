@@ -29,13 +29,14 @@ headers, body, status); `server.count(method, path_regex)` counts them; `server.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qsl, urlsplit
 
 from . import github_rest as rest
@@ -80,7 +81,7 @@ class RecordedRequest:
     query: dict[str, str]
     headers: dict[str, str]
     body: Any
-    status: int = 0
+    status: int = 0  # 0: the connection was dropped without an answer
 
     @property
     def is_write(self) -> bool:
@@ -99,7 +100,7 @@ class GitHubServer:
 
     # ------------------------------------------------------------------ lifecycle
 
-    def start(self) -> GitHubServer:
+    def start(self) -> Self:
         handler = type("Handler", (_Handler,), {"server_obj": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
@@ -115,7 +116,7 @@ class GitHubServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> GitHubServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -157,8 +158,6 @@ class GitHubServer:
             self._faults.clear()
 
     def _take_fault(self, method: str, path: str) -> Fault | None:
-        import re
-
         with self._fault_lock:
             for fault in self._faults:
                 if fault.method in (method, "*") and re.search(fault.path_regex, path):
@@ -170,8 +169,6 @@ class GitHubServer:
         return None
 
     def count(self, method: str | None = None, path_regex: str | None = None) -> int:
-        import re
-
         return sum(
             1
             for r in self.requests
@@ -181,6 +178,10 @@ class GitHubServer:
 
     def clear_log(self) -> None:
         self.requests.clear()
+
+    def comments(self, full_name: str, number: int) -> list[IssueComment]:
+        """The conversation comments of an issue or PR, as stored (what a write left behind)."""
+        return list(self._item(full_name, number).comments)
 
     # ------------------------------------------------------------------ seeding
 
@@ -448,14 +449,15 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
         srv = self.server_obj
-        path_only = urlsplit(self.path).path
-        api_path = "/graphql" if path_only in GRAPHQL_PATHS else path_only.removeprefix(API_PREFIX)
+        parts = urlsplit(self.path)
+        api_path = "/graphql" if parts.path in GRAPHQL_PATHS else parts.path.removeprefix(API_PREFIX)
+        query = dict(parse_qsl(parts.query, keep_blank_values=True))
         fault = srv._take_fault(self.command, api_path)
         if fault is not None:
             if fault.delay:
                 time.sleep(fault.delay)
             if fault.drop:
-                srv.requests.append(RecordedRequest(self.command, api_path, {}, headers, rest.decode_json_body(raw), 0))
+                srv.requests.append(RecordedRequest(self.command, api_path, query, headers, rest.decode_json_body(raw)))
                 self.close_connection = True
                 try:
                     self.connection.shutdown(socket.SHUT_RDWR)
@@ -464,7 +466,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if fault.status is not None:
                 srv.requests.append(
-                    RecordedRequest(self.command, api_path, {}, headers, rest.decode_json_body(raw), fault.status)
+                    RecordedRequest(self.command, api_path, query, headers, rest.decode_json_body(raw), fault.status)
                 )
                 body = fault.body if fault.body is not None else {"message": f"injected {fault.status}"}
                 self._send(rest.Reply(fault.status, body, dict(fault.headers)))

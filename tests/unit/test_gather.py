@@ -6,19 +6,6 @@ import time
 
 import pytest
 from graphql import parse, validate
-
-from readworthy.config import RepoConfig, Settings, build_settings
-from readworthy.errors import GitHubError
-from readworthy.gather import gather_pr, make_github, own_login
-from readworthy.github_api import graphql, graphql_reader
-from readworthy.gather_graphql import (
-    PAGED_CONNECTIONS,
-    PULL_REQUEST_QUERY,
-    VIEWER_QUERY,
-    linked_items_query,
-    more_pages_query,
-)
-from readworthy.models import FileStatus, LinkKind, ReviewState
 from servers.github_fixtures import (
     PERSONAL_TOKEN,
     WORKFLOW_TOKEN,
@@ -28,6 +15,19 @@ from servers.github_fixtures import (
     seed_discussed_pr,
 )
 from servers.github_graphql import graphql_schema_or_skip
+
+from readworthy.config import RepoConfig, Settings, build_settings
+from readworthy.errors import GitHubError
+from readworthy.gather import gather_pr, make_github, own_login
+from readworthy.gather_graphql import (
+    PAGED_CONNECTIONS,
+    PULL_REQUEST_QUERY,
+    VIEWER_QUERY,
+    linked_items_query,
+    more_pages_query,
+)
+from readworthy.github_api import graphql, graphql_reader
+from readworthy.models import FileStatus, LinkKind, ReviewState
 
 
 @pytest.fixture(autouse=True)
@@ -144,8 +144,9 @@ def test_more_than_3000_files_says_what_is_missing(github_server: GitHubServer) 
     pr = github_server.add_pr("o/r", files=files)
     ctx = _gather(github_server, "o/r", pr.number)
     assert len(ctx.files) == 3_000 and ctx.changed_files == 3_210
-    assert ctx.gather_notes == ["210 of 3,210 changed files are not listed (GitHub's files API stops at 3,000); "
-                                "they are not in this reading"]
+    assert ctx.gather_notes == [
+        "210 of 3,210 changed files are not listed (GitHub's files API stops at 3,000); they are not in this reading"
+    ]
     assert len(github_server.requests) == 31  # 1 GraphQL + 30 pages of 100; no futile diff request
     assert github_server.count("GET", r"/files$") == 30
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import github
 import pytest
 import requests
-
 from servers.github_fixtures import (
     PERSONAL_TOKEN,
     READONLY_TOKEN,
@@ -252,8 +251,8 @@ def test_graphql_executes_against_the_real_schema(github_server: GitHubServer, g
 def test_graphql_bot_logins_drop_the_bot_suffix(github_server: GitHubServer, gql_schema: object) -> None:
     pr = github_server.add_pr("o/r")
     github_server.add_comment("o/r", pr.number, "github-actions[bot]", "hi")
-    query = 'query { repository(owner: "o", name: "r") { pullRequest(number: %d) {' \
-            " comments(first: 5) { nodes { author { __typename login } } } } } }" % pr.number
+    query = (f'query {{ repository(owner: "o", name: "r") {{ pullRequest(number: {pr.number}) {{'
+             " comments(first: 5) { nodes { author { __typename login } } } } } }")
     _, data = github_client(github_server).requester.graphql_query(query, {})
     author = data["data"]["repository"]["pullRequest"]["comments"]["nodes"][0]["author"]
     assert author == {"__typename": "Bot", "login": "github-actions"}
@@ -265,10 +264,10 @@ def test_graphql_bot_logins_drop_the_bot_suffix(github_server: GitHubServer, gql
         ("query { viewer { logn } }", "Cannot query field 'logn' on type 'User'"),
         ('query { repository(owner: "o", name: "r") { pullRequest(number: 1) { comments { totalCount } } } }',
          "You must provide a `first` or `last` value"),
-        ('query { repository(owner: "o", name: "r") { pullRequest(number: 1) { comments(first: 101) '
-         "{ totalCount } } } }", "exceeds the `first` limit of 100 records"),
-        ('query { repository(owner: "o", name: "r") { pullRequest(number: 1) { reviewThreads(first: 100) {'
-         " nodes { comments(first: 100) { nodes { reactions(first: 100) { totalCount } } } } } } } }",
+        (('query { repository(owner: "o", name: "r") { pullRequest(number: 1) { comments(first: 101) '
+          "{ totalCount } } } }"), "exceeds the `first` limit of 100 records"),
+        (('query { repository(owner: "o", name: "r") { pullRequest(number: 1) { reviewThreads(first: 100) {'
+          " nodes { comments(first: 100) { nodes { reactions(first: 100) { totalCount } } } } } } } }"),
          "exceeds the maximum limit of 500,000"),
     ],
 )
