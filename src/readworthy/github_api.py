@@ -72,10 +72,14 @@ def graphql_reader(gh: github.Github) -> Requester:
 
 
 def graphql(
-    reader: Requester, settings: Settings, query: str, variables: dict[str, Any], doing: str
+    client: github.Github | Requester, settings: Settings, query: str, variables: dict[str, Any], doing: str
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(data, not-found errors). Any other GraphQL error raises: a partial answer would mislead.
-    `reader` comes from graphql_reader(); never send mutations through it (they must stay spaced)."""
+
+    `client`: a Github (its requester spaces every POST as a write: right for mutations) or a
+    graphql_reader(gh) for queries, which need no spacing.
+    """
+    reader = client.requester if isinstance(client, github.Github) else client
     try:
         _, body = reader.requestJsonAndCheck(
             "POST", settings.graphql_url, input={"query": query, "variables": variables}
