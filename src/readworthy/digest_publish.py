@@ -19,7 +19,7 @@ from .config import Settings
 from .digest_render import DIGEST_MARKER
 from .digest_window import parse_github_time
 from .errors import GitHubError, PublishError
-from .github_api import graphql
+from .github_api import graphql, graphql_reader
 from .publish import TRANSIENT, describe_refusal
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ def publish_discussion(gh: github.Github, settings: Settings, repo: str, title: 
                        category: str) -> str:
     """A new Discussion in `category` (matched by name or slug, case-insensitively); its URL."""
     owner, name = repo.split("/", 1)
-    data, _ = graphql(gh, settings, CATEGORIES_QUERY, {"owner": owner, "name": name},
+    data, _ = graphql(graphql_reader(gh), settings, CATEGORIES_QUERY, {"owner": owner, "name": name},
                       f"looking up the discussion categories of {repo}")
     repository = data.get("repository") or {}
     if not repository:
@@ -144,6 +144,8 @@ def publish_discussion(gh: github.Github, settings: Settings, repo: str, title: 
 
 def _refusal(exc: github.GithubException, what: str, permission: str) -> PublishError:
     error = describe_refusal(exc, what)
-    if exc.status in (401, 403) and permission not in str(error):
-        return PublishError(f"{error} (the digest needs `{permission}`)")
+    if getattr(error, "reason", "") == "read-only":
+        # describe_refusal's advice is about fork PRs; a digest's fix is a permission in the workflow.
+        return PublishError(f"cannot {what}: the token may not write here (GitHub answered {exc.status}); "
+                            f"grant `{permission}` in the workflow's `permissions:`, or use `--publish none`.")
     return error
