@@ -302,6 +302,7 @@ _CANDIDATES: Mapping[tuple[re.Pattern[str], ...], re.Pattern[str]] = {
     _PROTO: re.compile(r"^\+[ \t]*(?:message|service|rpc|enum)[ \t][^\n]*", re.MULTILINE),
 }
 _ANY_ADDED = re.compile(r"^\+[^\n]*", re.MULTILINE)
+_HUNK_HEADER_RE = re.compile(r"^@@ [^\n]*?@@([^\n]*)", re.MULTILINE)
 
 
 def defined_names(patch: str | None, path: str | None = None) -> list[str]:
@@ -338,13 +339,20 @@ def definition_name(code_line: str, patterns: tuple[re.Pattern[str], ...] = _ALL
 
 def changed_definitions(patch: str | None, path: str | None = None) -> list[str]:
     """Functions/classes a patch touches: added definitions plus the hunk-header context names."""
-    patterns = patterns_for(path)
     names = dict.fromkeys(defined_names(patch, path))
-    if patch:
-        for line in patch.split("\n"):
-            if line.startswith("@@"):
-                context = line.split("@@", 2)[-1].strip()
-                name = definition_name(context, patterns) if context and patterns else None
-                if name:
-                    names.setdefault(name, None)
+    names.update(dict.fromkeys(touched_definitions(patch, path)))
+    return list(names)
+
+
+def touched_definitions(patch: str | None, path: str | None = None) -> list[str]:
+    """The functions/classes named in hunk headers (`@@ ... @@ def run(...)`): where existing code changed."""
+    patterns = patterns_for(path)
+    if not patch or not patterns:
+        return []
+    names: dict[str, None] = {}
+    for match in _HUNK_HEADER_RE.finditer(patch):
+        context = match.group(1).strip()
+        name = definition_name(context, patterns) if context else None
+        if name:
+            names.setdefault(name, None)
     return list(names)

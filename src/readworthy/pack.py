@@ -48,13 +48,15 @@ from .sanitize import clean_prose
 from .tokens import TokenCounter, get_token_counter, truncate_to_tokens
 
 SECTIONS = ("pr", "commits", "linked_issues", "discussion", "files", "diff")
+# The file list is the index (every path, the names each file defines): breadth the model needs
+# before depth, so it gets almost as much as the diff. Unused shares flow to the others.
 DEFAULT_SHARES: Mapping[str, float] = {
     "pr": 0.10,
     "commits": 0.04,
-    "linked_issues": 0.10,
-    "discussion": 0.14,
-    "files": 0.12,
-    "diff": 0.50,
+    "linked_issues": 0.08,
+    "discussion": 0.12,
+    "files": 0.40,
+    "diff": 0.26,
 }
 PER_MESSAGE_TOKENS = 4  # role and separators of one chat message
 REPLY_PRIMING_TOKENS = 3  # the assistant reply header every request carries
@@ -285,7 +287,7 @@ class _Renderer:
 
     def files(self, diff: _Diff, limit: int) -> str:
         missing = max(0, self.ctx.changed_files - len(self.ctx.files))
-        return render_file_list(self.ranked, diff.full, diff.partial, limit, self.counter, missing)
+        return render_file_list(self.ranked, diff.full, diff.partial, limit, self.counter, missing, diff.text)
 
     def render_all(self, room: int, shares: Mapping[str, float]) -> tuple[dict[str, str], _Diff]:
         huge = 10**9

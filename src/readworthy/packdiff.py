@@ -1,17 +1,15 @@
-"""The diff and file-list sections: every file named, the valuable ones shown, inside a token limit.
+"""The file-list (index) and diff sections: every file named, the valuable ones shown, inside a limit.
 
-Diff, breadth first then depth:
-  1. outlines (file header + names defined in added lines + functions touched) for files in
-     reading-value order, so even a small budget tells the model what exists;
-  2. hunks, condensed (long context and long removed runs shrunk around the changed lines),
-     file by file in value order, definitions-carrying hunks first, each file under a per-file cap;
-  3. leftover budget grows the files that were cut.
-Generated, lock, vendored and binary files never enter the diff (the file list names them).
-Pure deletions and renames collapse to one line; an edit repeated across many files (license
-headers, an import rename) is shown once and the other files are named.
+File list = the index: one line per file, most valuable first — status, path, kind, +/-, how much of
+its patch the diff shows, and the names its added lines define (and the functions its hunks touch).
+It is what tells the model what exists, so it is filled first; when it does not fit, the least
+valuable files fold into per-directory lines (count, kinds, +/-) so every file stays accounted for.
 
-File list: one line per file, most valuable first; when that does not fit, the least valuable
-files are folded into per-directory lines (count, kinds, +/-) so every file stays accounted for.
+Diff = depth: hunks, condensed (long context and long removed runs shrunk around the changed
+lines), file by file in value order, definition-carrying hunks first, each file under a per-file
+cap; leftover budget then grows the files that were cut. Generated, lock, vendored and binary files
+never enter the diff. Pure deletions and renames collapse to one line; an edit repeated across many
+files (license headers, an import rename) is shown once and the other files are named.
 """
 
 from __future__ import annotations
@@ -26,8 +24,8 @@ from .classify import (
     NAME_ONLY_KINDS,
     Classifier,
     FileKind,
-    changed_definitions,
     defined_names,
+    touched_definitions,
     value_of,
 )
 from .models import FileChange, FileStatus
@@ -36,7 +34,7 @@ from .tokens import TokenCounter, truncate_to_tokens
 REPEAT_MIN_FILES = 4  # the same edit in this many files is "repeated"
 REPEAT_MAX_LINES = 40  # only small edits count as repeated (a big identical change is unusual)
 SUMMARY_SHARE = 0.15  # at most this part goes to one-line summaries (renames, deletions, repeats)
-OUTLINE_SHARE = 0.45  # at most this part of the diff section goes to outlines
+MAX_TOUCHED_NAMES = 8  # functions touched by hunks listed per file in the index
 PER_FILE_SHARE = 0.3  # first pass: one file gets at most this part of the diff section
 MIN_FILE_CAP = 250  # ... but never less than this many tokens
 CONTEXT_LINES = 3  # unchanged lines kept around each change in a condensed hunk
@@ -54,6 +52,7 @@ _STATUS_LETTER = {
     FileStatus.CHANGED: "T",
 }
 _HUNK_SPLIT_RE = re.compile(r"^(?=@@ )", re.MULTILINE)
+_WORD_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 @dataclass(frozen=True)
@@ -63,6 +62,7 @@ class RankedFile:
     features: frozenset[str]
     value: float
     names: tuple[str, ...]  # defined in added lines
+    touched: tuple[str, ...] = ()  # existing functions/classes the hunks change (hunk headers)
     repeat_of: str | None = None  # the first file carrying the same edit, if repeated
 
 
@@ -83,6 +83,11 @@ def rank_files(files: Sequence[FileChange], classifier: Classifier) -> list[Rank
     for change in files:
         kind = classifier.kind_of(change)
         names = tuple(defined_names(change.patch, change.path)) if kind not in NAME_ONLY_KINDS else ()
+        touched = (
+            tuple(n for n in touched_definitions(change.patch, change.path) if n not in names)[:MAX_TOUCHED_NAMES]
+            if kind not in NAME_ONLY_KINDS
+            else ()
+        )
         features = set()
         if names:
             features.add("new_definitions")
@@ -94,7 +99,7 @@ def rank_files(files: Sequence[FileChange], classifier: Classifier) -> list[Rank
             features.add("tiny_change")
         frozen = frozenset(features)
         ranked.append(
-            RankedFile(change, kind, frozen, value_of(kind, frozen), names, repeat_of=first_of.get(change.path))
+            RankedFile(change, kind, frozen, value_of(kind, frozen), names, touched, first_of.get(change.path))
         )
     ranked.sort(key=lambda r: (-r.value, -len(r.names), r.change.path))
     return ranked
@@ -117,17 +122,6 @@ def file_header(r: RankedFile) -> str:
     c = r.change
     moved = f" (from {c.previous_path})" if c.previous_path else ""
     return f"### {c.path}{moved} [{r.kind.value}, {c.status.value}, +{c.additions}/-{c.deletions}]"
-
-
-def outline_lines(r: RankedFile) -> list[str]:
-    """What the file defines and which functions its hunks touch: the cheapest useful view."""
-    out = []
-    if r.names:
-        out.append("defines: " + ", ".join(r.names))
-    touched = [n for n in changed_definitions(r.change.patch, r.change.path) if n not in r.names]
-    if touched:
-        out.append("changes in: " + ", ".join(touched))
-    return out
 
 
 def split_hunks(patch: str) -> list[str]:
@@ -194,7 +188,6 @@ def _one_line_summary(r: RankedFile) -> str | None:
 class _FileState:
     rank: RankedFile
     header: str
-    outline: list[str]
     hunks: list[str] | None = None  # condensed, computed on first use
     order: list[int] = field(default_factory=list)  # hunk indexes, definitions first
     chosen: set[int] = field(default_factory=set)
@@ -239,42 +232,26 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
         if line is not None:
             one_liners.append((r, line))
         elif r.change.patch:
-            states.append(_FileState(r, file_header(r), outline_lines(r)))
+            states.append(_FileState(r, file_header(r)))
 
-    # 0. renames, deletions and repeated edits: a line each, charged first (they are cheap and
-    #    say a lot), but never more than SUMMARY_SHARE of the section
+    # renames, deletions and repeated edits: a line each, charged first (they are cheap and say a
+    # lot), but never more than SUMMARY_SHARE of the section
     summary, one_line_full, repeat_lines = _one_liners(one_liners, ranked, spend, int(limit * SUMMARY_SHARE))
-    # 1. outlines, breadth first
-    outline_limit = spend.used + int(limit * OUTLINE_SHARE)
-    outlined: list[_FileState] = []
-    for st in states:
-        cost = spend.cost("\n".join([st.header, *st.outline]))
-        if spend.used + cost > outline_limit:
-            break
-        spend.used += cost
-        st.tokens = cost
-        outlined.append(st)
-    # 2. hunks, depth under a per-file cap; 3. leftovers grow the cut files
+    # hunks in value order under a per-file cap; then leftovers grow the cut files; then a last cut hunk
     cap = max(MIN_FILE_CAP, int(limit * PER_FILE_SHARE))
-    for st in outlined:
-        _grow(st, min(cap, st.tokens + spend.left), spend)
-    for st in outlined:
+    for st in states:
+        _grow(st, min(cap, spend.left), spend)
+    for st in states:
         if not st.full:
             _grow(st, st.tokens + spend.left, spend)
-    for st in outlined:  # still room: cut a hunk that was too long to take whole
+    for st in states:
         if not st.full and spend.left >= MIN_TRUNCATED_HUNK:
             _grow(st, st.tokens + spend.left, spend, cut_last=True)
-    # files beyond the outline share get outlines now if room is left
-    for st in states[len(outlined) :]:
-        cost = spend.cost("\n".join([st.header, *st.outline]))
-        if cost <= spend.left:
-            spend.used += cost
-            st.tokens = cost
-            outlined.append(st)
 
-    blocks = [_render_file(st) for st in outlined]
-    full = {st.rank.change.path for st in outlined if st.full}
-    partial = {st.rank.change.path for st in outlined if not st.full}
+    present = [st for st in states if st.full or st.chosen]
+    blocks = [_render_file(st) for st in present]
+    full = {st.rank.change.path for st in present if st.full}
+    partial = {st.rank.change.path for st in present if not st.full}
     for first, others in repeat_lines:
         if first in full or first in partial:
             partial.update(others)  # their edit is shown, once, under the first file
@@ -303,8 +280,9 @@ def _grow(st: _FileState, allowance: int, spend: _Spender, cut_last: bool = Fals
     for i in st.order:
         if i in st.chosen:
             continue
+        header = 0 if st.chosen else spend.cost(st.header + f"\n(condensed: {len(st.hunks)} of {len(st.hunks)} hunks)")
         cost = spend.cost(st.hunks[i])
-        room = min(allowance - st.tokens, spend.left)
+        room = min(allowance - st.tokens, spend.left) - header
         if cost > room:
             if not cut_last or room < MIN_TRUNCATED_HUNK:
                 continue  # a later, smaller hunk may still fit
@@ -315,8 +293,8 @@ def _grow(st: _FileState, allowance: int, spend: _Spender, cut_last: bool = Fals
             if not st.hunks[i] or cost > room:
                 continue
         st.chosen.add(i)
-        st.tokens += cost
-        spend.used += cost
+        st.tokens += cost + header
+        spend.used += cost + header
 
 
 def _has_definition(hunk: str, names: tuple[str, ...]) -> bool:
@@ -326,14 +304,9 @@ def _has_definition(hunk: str, names: tuple[str, ...]) -> bool:
 def _render_file(st: _FileState) -> str:
     if st.full:
         return st.header + "\n" + (st.rank.change.patch or "")
-    parts = [st.header, *st.outline]
-    if st.hunks is not None and st.chosen:
-        shown = sorted(st.chosen)
-        parts.append(f"(condensed: {len(shown)} of {len(st.hunks)} hunks)")
-        parts += [st.hunks[i] for i in shown]
-    else:
-        parts.append("(patch not shown)")
-    return "\n".join(parts)
+    shown = sorted(st.chosen)
+    hunks = st.hunks or []
+    return "\n".join([st.header, f"(condensed: {len(shown)} of {len(hunks)} hunks)", *(hunks[i] for i in shown)])
 
 
 def _one_liners(
@@ -384,19 +357,23 @@ def render_file_list(
     limit: int,
     counter: TokenCounter,
     missing: int = 0,
+    diff_text: str = "",
 ) -> str:
-    """Every changed file, most valuable first; folded into directory groups when it does not fit."""
+    """Every changed file, most valuable first; folded into directory groups when it does not fit.
+    Names the diff section already shows are not repeated (the line says how many there are)."""
     if not ranked:
         return ""
+    shown = frozenset(_WORD_RE.findall(diff_text)) if diff_text else frozenset()
     adds = sum(r.change.additions for r in ranked)
     dels = sum(r.change.deletions for r in ranked)
     head = (
-        f"{len(ranked)} files changed, +{adds}/-{dels}. Format: status path [kind] +added/-removed; "
-        "diff: full / partial / name = how much of the patch is in <diff>."
+        f"{len(ranked)} files changed, +{adds}/-{dels}, most worth reading first. Format: status path [kind] "
+        "+added/-removed diff:full|partial (how much of its patch the diff section shows; absent: none) "
+        "defines: names its added lines define; changes: existing functions its hunks touch."
     )
     if missing:
         head += f"\n{missing} more files were not returned by the GitHub API (3,000-file cap)."
-    lines = [_file_line(r, full, partial) for r in ranked]
+    lines = [_file_line(r, full, partial, shown) for r in ranked]
     line_costs = [counter.count(line) + 1 for line in lines]
     head_cost = counter.count(head) + 1
     if head_cost + sum(line_costs) <= limit:
@@ -427,11 +404,21 @@ def render_file_list(
     return best
 
 
-def _file_line(r: RankedFile, full: frozenset[str], partial: frozenset[str]) -> str:
+def _file_line(r: RankedFile, full: frozenset[str], partial: frozenset[str], shown: frozenset[str] = frozenset()) -> str:
     c = r.change
     path = f"{c.previous_path} -> {c.path}" if c.previous_path else c.path
-    seen = "full" if c.path in full else "partial" if c.path in partial else "name"
-    return f"{_STATUS_LETTER[c.status]} {path} [{r.kind.value}] +{c.additions}/-{c.deletions} diff:{seen}"
+    seen = " diff:full" if c.path in full else " diff:partial" if c.path in partial else ""
+    line = f"{_STATUS_LETTER[c.status]} {path} [{r.kind.value}] +{c.additions}/-{c.deletions}{seen}"
+    if seen == " diff:full":
+        return line  # everything it defines is in the diff
+    names = [n for n in r.names if n not in shown]
+    if names or r.names:
+        in_diff = len(r.names) - len(names)
+        line += " defines: " + ", ".join(names) + (f" (+{in_diff} in the diff)" if in_diff else "")
+    touched = [n for n in r.touched if n not in shown]
+    if touched:
+        line += "; changes: " + ", ".join(touched)
+    return line
 
 
 def _folded_lines(rest: Sequence[RankedFile], depth: int) -> str:
@@ -447,7 +434,7 @@ def _folded_lines(rest: Sequence[RankedFile], depth: int) -> str:
             key = "/".join(parts[:depth]) + "/" if parts else "./"
         groups[key].append(r)
     singles = [members[0] for members in groups.values() if len(members) == 1]
-    out = [f"(+ {len(rest) - len(singles)} more files, grouped; diff: name)"]
+    out = [f"(+ {len(rest) - len(singles)} more files, grouped by directory; not in the diff)"]
     for key, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         if len(members) == 1:  # a group of one costs as much as the file's own line
             out.append(_file_line(members[0], frozenset(), frozenset()))
