@@ -40,11 +40,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import github
-from actions_toolkit import core
+from actions_toolkit import core  # type: ignore[import-untyped]
 
 from . import github_api, publish
-from .config import build_settings, Settings
-from .errors import ConfigError, EventError, GitHubError, ReadworthyError
+from .config import Settings, build_settings
+from .errors import ConfigError, EventError, GitHubError, PublishError, ReadworthyError
 from .event import Event, parse_event
 from .model_client import make_openai_client
 from .review import Request, ReviewOutcome, review_one
@@ -192,7 +192,7 @@ def _fail(message: str, settings: Settings, summary_path: str | None) -> int:
 
 def _run_digest(settings: Settings, inputs: Mapping[str, str], environ: Mapping[str, str]) -> int:
     try:
-        from .digest import run_digest_action  # type: ignore[attr-defined]
+        from .digest import run_digest_action
     except ImportError:
         core.notice("readworthy: digest mode is not available in this version; nothing to do")
         publish.write_job_summary("## readworthy\n\nDigest mode is not available in this version.",
@@ -248,7 +248,7 @@ def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) ->
         if event.comment_id is not None:
             try:
                 publish.react(gh, repo, event.pr_numbers[0], event.comment_id, "eyes")
-            except publish.PublishError as exc:
+            except PublishError as exc:
                 log.warning("could not acknowledge the command: %s", exc)
         if event.language:
             settings = settings.model_copy(update={"language": event.language})

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import github
 import requests
-from actions_toolkit import core
+from actions_toolkit import core  # type: ignore[import-untyped]
 from github.Issue import Issue
 from github.IssueComment import IssueComment
 

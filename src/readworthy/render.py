@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
@@ -83,7 +83,7 @@ def _language(report: Report) -> str:
     return report.language if report.language in LANGUAGES else "en"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.PackageLoader("readworthy", "templates"),
@@ -95,7 +95,7 @@ def _environment() -> jinja2.Environment:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def strings(language: str) -> dict[str, Any]:
     """The small per-language strings table (verdict words, separators, part names)."""
     text = resources.files("readworthy").joinpath("templates", language, "strings.json").read_text("utf-8")

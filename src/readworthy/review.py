@@ -20,7 +20,7 @@ from typing import Literal
 
 import github
 import openai
-from actions_toolkit import core
+from actions_toolkit import core  # type: ignore[import-untyped]
 
 from . import gather, github_api, publish
 from .config import Settings

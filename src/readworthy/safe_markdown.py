@@ -24,7 +24,7 @@ _KEEP_CONTROLS = {"\n", "\t"}
 _CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
 _LINK = re.compile(r"(!?)\[([^\[\]\n]{0,400})\]\(\s*<?([^()\s<>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`\[\]()]+", re.IGNORECASE)
-_MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")
+_MENTION = re.compile(r"(?<!\w)@+(?=[A-Za-z0-9])")
 _CROSS_REF = re.compile(r"\b[A-Za-z0-9][\w.-]*/[\w.-]+#\d+\b")
 _CANDIDATE = re.compile(r"[A-Za-z_][\w./:-]*(?:\(\))?")
 _IDENTIFIER_DOTTED = re.compile(r"[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+")
@@ -110,11 +110,16 @@ def _plain(text: str) -> str:
             end = start + len(stripped)
             token = stripped
         # A cross-repository reference (`owner/repo#12`) would notify that repository: show it as code.
-        out.append(text[pos:start].translate(_MARKDOWN_ESCAPES))
+        out.append(_escape_piece(text[pos:start]))
         out.append(code(token))
         pos = end
-    out.append(text[pos:].translate(_MARKDOWN_ESCAPES))
+    out.append(_escape_piece(text[pos:]))
     return "".join(out)
+
+
+def _escape_piece(piece: str) -> str:
+    # Again per piece: `a_a@b` becomes code + `@b`, and a mention right after a code span is live.
+    return _MENTION.sub("", piece).translate(_MARKDOWN_ESCAPES)
 
 
 def _host_allowed(url: str, host: str) -> bool:

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from servers.github_server import GitHubServer
+from servers.github_state import WORKFLOW_TOKEN, PullRequest
 
 from readworthy.action import run_action
-from servers.github_server import GitHubServer
-from servers.github_state import PullRequest, WORKFLOW_TOKEN
 
 REPO = "vllm-project/vllm"
 KEY = "sk-test-0123456789abcdef"
@@ -143,7 +143,7 @@ def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], env
 def parse_outputs(text: str) -> dict[str, str]:
     """Read the `name<<delimiter` blocks actions_toolkit writes to $GITHUB_OUTPUT."""
     outputs: dict[str, str] = {}
-    for match in re.finditer(r"^([\w-]+)<<(\S+)\r?\n(.*?)\r?\n\2$", text, re.M | re.S):
+    for match in re.finditer(r"^([\w-]+)<<(\S+)\r?\n(.*?)\r?\n\2$", text, re.MULTILINE | re.DOTALL):
         outputs[match.group(1)] = match.group(3)
     return outputs
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from action_run import REPO, action_env, comment_payload, own_comments, run
 from servers.github_fixtures import seed_discussed_pr
 from servers.github_server import GitHubServer

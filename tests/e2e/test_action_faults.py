@@ -7,14 +7,13 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from action_run import GOOD_DIGEST, KEY, REPO, action_env, own_comments, pr_payload, run
-from readworthy.action import run_action
-from readworthy.state import decode_state
-from servers.github_fixtures import seed_discussed_pr
 from servers.github_server import GitHubServer
 from servers.github_state import READONLY_TOKEN, PRFile
 from servers.openai_server import OpenAIServer
+
+from readworthy.action import run_action
+from readworthy.state import decode_state
 
 FORK_HINT = "pull_request_target"
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from action_run import GOOD_DIGEST, REPO, action_env, own_comments, pr_payload, run
-from readworthy.state import decode_state
 from servers.github_fixtures import seed_discussed_pr
 from servers.github_server import GitHubServer
 from servers.github_state import PRFile
 from servers.openai_server import OpenAIServer
+
+from readworthy.state import decode_state
 
 
 def test_opened_posts_exactly_one_comment_and_rerun_edits_it(
@@ -153,3 +153,23 @@ def test_include_drafts_from_base_branch_config(
     assert result.code == 0 and len(own_comments(github_server, draft.number)) == 1
     verdict = result.outputs["verdict"]
     assert draft.labels == [f"readworthy:{verdict}"]
+
+
+def test_console_script_in_a_subprocess(github_server: GitHubServer, tmp_path: Path) -> None:
+    """The Docker image runs `readworthy action`: the real process, real env (INPUT_GITHUB-TOKEN), real exit code."""
+    import os
+    import subprocess
+    import sys
+
+    seeded = seed_discussed_pr(github_server)
+    env = action_env(github_server, tmp_path, "pull_request_target", pr_payload(seeded.pr, "opened"),
+                     inputs={"language": "zh-CN"})
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "OPENAI_"))}
+    script = Path(sys.executable).parent / "readworthy"
+    proc = subprocess.run([str(script), "action"], env=clean | env, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    ours = own_comments(github_server, seeded.number)
+    assert len(ours) == 1 and "不必精读" in ours[0].body or "值得" in ours[0].body
+    assert "verdict<<" in (tmp_path / "output").read_text() and "## readworthy" in (tmp_path / "summary.md").read_text()
+    assert "Traceback" not in proc.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import pytest
@@ -142,7 +143,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "400")), deadline=None)
 @given(
     name=st.sampled_from(["pull_request", "pull_request_target", "workflow_dispatch", "issue_comment", "schedule", "push"]),
     payload=JSON,

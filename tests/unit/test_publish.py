@@ -9,14 +9,14 @@ import github
 import pytest
 from github import Auth
 from github.GithubRetry import GithubRetry
+from servers.github_fixtures import github_client
+from servers.github_server import GitHubServer
+from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN
 
 from readworthy import publish
 from readworthy.errors import PublishError
 from readworthy.models import Verdict
 from readworthy.state import MARKER
-from servers.github_fixtures import github_client
-from servers.github_server import GitHubServer
-from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN
 
 REPO = "o/r"
 BODY = f"{MARKER}v1 verdict=skim data=AAAA -->\n## 👀 Worth a skim — x\n"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_safe_markdown import outside_code
 
 from readworthy.models import Coverage, Decision, Digest, Report, Usage, Verdict
 from readworthy.render import COMMENT_LIMIT, render_comment, render_markdown, verdict_word
@@ -70,7 +72,7 @@ def test_chinese_comment_uses_chinese_words() -> None:
     for verdict, word in (("deep-read", "值得精读"), ("skim", "值得快速浏览"), ("skip", "不必精读")):
         digest = make_report().digest.model_copy(update={"verdict": Verdict(verdict)})
         body = render_markdown(make_report(digest=digest, language="zh-CN"))
-        assert body.startswith(f"## ") and word in body.split("\n")[0]
+        assert body.startswith("## ") and word in body.split("\n")[0]
     body = render_markdown(make_report(language="zh-CN"))
     for label in ("**适合谁读：**", "**理由：**", "**关键设计**", "**从这里读起：**", "**评审讨论：**", "**待跟进：**", "覆盖范围与成本"):
         assert label in body
@@ -118,7 +120,7 @@ def test_hostile_model_output_is_neutralised(language: str) -> None:
 
 
 def assert_safe(visible: str) -> None:
-    outside = re.sub(r"(`+).*?\1", "", visible)
+    outside = outside_code(visible)
     assert MARKER not in visible and "<!--" not in visible
     assert visible.count("</details>") == 1 and visible.count("<details>") == 1
     assert "<img" not in outside and "<a " not in outside
@@ -152,7 +154,8 @@ def test_oversized_output_is_trimmed_least_important_first() -> None:
 TEXT = st.text(max_size=120)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(
     verdict=st.sampled_from(["deep-read", "skim", "skip"]),
     language=st.sampled_from(["en", "zh-CN"]),
