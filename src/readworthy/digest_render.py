@@ -94,17 +94,45 @@ def _link(number: int, url: str, host: str) -> str:
     return f"[#{number}]({safe})" if safe else f"#{number}"
 
 
-def _decisions(entry: DigestEntry, count: int, host: str) -> list[dict[str, str]]:
+def short_ref(ref: str) -> str:
+    """`vllm/v1/kv_cache_layout.py::KVCacheLayout` -> `kv_cache_layout.py::KVCacheLayout`: a digest names
+    the symbol and its file, the PR comment keeps the full path. Plain paths stay whole (they are
+    what you open)."""
+    ref = ref.strip().strip("`")
+    path, sep, symbol = ref.partition("::")
+    if sep and "/" in path:
+        return f"{path.rsplit('/', 1)[1]}::{symbol}"
+    return ref
+
+
+def _decisions(entry: DigestEntry, count: int, host: str, shown: set[str]) -> list[dict[str, str]]:
     out = []
     for d in entry.report.digest.decisions[:count]:
-        refs = [sm.reference(r, 120, host) for r in d.references[:3]]
+        refs = []
+        for raw in d.references:
+            ref = short_ref(raw)
+            # "New code in `a.py`" followed by `pkg/a.py` says the same thing twice.
+            if ref in shown or ("::" not in ref and ref.rsplit("/", 1)[-1] in d.title):
+                continue
+            shown.add(ref)
+            refs.append(sm.reference(ref, 120, host))
+            if len(refs) == 2:
+                break
         out.append({"title": sm.inline(d.title, 160, host), "refs": ", ".join(r for r in refs if r)})
     return out
 
 
-def _alongside(entry: DigestEntry, host: str, sep: str) -> str:
+def _alongside(entry: DigestEntry, host: str, sep: str, shown: set[str]) -> str:
+    """Where to start reading and related items, minus what the decisions already named."""
     digest = entry.report.digest
-    items = [sm.reference(r, 120, host) for r in digest.start_reading[:MAX_ALONGSIDE]]
+    items = []
+    for raw in digest.start_reading:
+        ref = short_ref(raw)
+        if ref not in shown:
+            shown.add(ref)
+            items.append(sm.reference(ref, 120, host))
+        if len(items) == MAX_ALONGSIDE:
+            break
     related = sorted({n for n in digest.related if 0 < n < 10**9})[:MAX_ALONGSIDE]
     items += [f"#{n}" for n in related]
     return sep.join(i for i in items if i)
@@ -123,6 +151,7 @@ def _entry_view(entry: DigestEntry, detail: _Detail, lang: str) -> dict[str, Any
     else:
         n_decisions, paragraph, alongside = 0, False, False
     when = cand.merged_at or cand.created_at
+    shown: set[str] = set()
     return {
         "link": _link(cand.number, cand.url or report.url, host),
         "title": sm.inline(cand.title or report.title, 160, host),
@@ -131,8 +160,8 @@ def _entry_view(entry: DigestEntry, detail: _Detail, lang: str) -> dict[str, Any
         "author": sm.inline(cand.author, 60, host),
         "when": when.strftime("%Y-%m-%d") if when else "",
         "merged": cand.merged,
-        "decisions": _decisions(entry, n_decisions, host),
-        "alongside": _alongside(entry, host, text["list_sep"]) if alongside else "",
+        "decisions": _decisions(entry, n_decisions, host, shown),
+        "alongside": _alongside(entry, host, text["list_sep"], shown) if alongside else "",
         "paragraph": paragraph,
         "heuristic": report.analyzer == "heuristic",
         "cached": entry.source == "cached",

@@ -47,7 +47,7 @@ def add_pr_at(
         title,
         body,
         number=number,
-        files=files or [PRFile("vllm/model.py", additions=3, deletions=1,
+        files=files if files is not None else [PRFile("vllm/model.py", additions=3, deletions=1,
                                patch="@@ -1,2 +1,4 @@\n def run():\n-    return 1\n+    x = compute()\n+    return x\n")],
         created_at=iso(created),
         merged=merged is not None,
