@@ -175,14 +175,15 @@ def request_from_args(args: argparse.Namespace, now: datetime) -> DigestRequest:
     prs = parse_pr_numbers(args.prs) if args.prs else ()
     if args.prs and not prs:
         raise ConfigError(f"--prs {args.prs!r}: expected PR numbers such as 1,2,3")
-    if prs and (args.since or args.date_from):
-        raise ConfigError("give either --prs or a window (--since / --from), not both")
+    if args.since and args.date_from:
+        raise ConfigError("give either --since or --from/--to, not both")
+    # With --prs the PRs are given; a window, if any, only labels the digest (a backfill's final job).
     window = None
     if args.date_from:
         window = parse_range(args.date_from, args.date_to, now)
     elif args.date_to:
         raise ConfigError("--to needs --from")
-    elif not prs:
+    elif args.since or not prs:
         window = _window_from_since(args.since or DEFAULT_SINCE, now)
     return DigestRequest(
         repo=args.repo,
@@ -240,7 +241,7 @@ def add_digest_parser(sub: Any, func: Callable[[argparse.Namespace], int]) -> No
     which.add_argument("--since", metavar="DURATION", help="e.g. 24h, 7d, 2w, 90m (window ending now)")
     which.add_argument("--from", dest="date_from", metavar="DATE", help="window start, YYYY-MM-DD or ISO time")
     which.add_argument("--to", dest="date_to", metavar="DATE", help="window end (a bare date includes that day)")
-    which.add_argument("--prs", metavar="N,N,...", help="exactly these PRs instead of a window")
+    which.add_argument("--prs", metavar="N,N,...", help="exactly these PRs (a window given too only labels the digest)")
     which.add_argument("--state", choices=(*PR_STATES, "closed"), default="merged",
                        help="merged (default), open, closed or all")
     limits = p.add_argument_group("limits")

@@ -114,6 +114,11 @@ def test_from_to_window_and_explicit_pr_list(env: GitHubServer, capsys: pytest.C
     assert [x["reason"] for x in data["left_out"]] == ["not-found"]
     assert _own_comments(env, n["old"]) == []  # --dry-run wrote nothing
 
+    # with --prs a window only labels the digest: the old PR is still listed
+    code, out, err = _run(capsys, "--prs", str(n["old"]), "--since", "1d", "--dry-run")
+    assert code == 0, err
+    assert f"#{n['old']}" in out and "**Window:**" in out
+
 
 def test_model_digest_second_run_reuses_every_stored_analysis_with_zero_model_calls(
     env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
@@ -232,7 +237,7 @@ def test_bad_flags_are_clear_errors(env: GitHubServer, capsys: pytest.CaptureFix
     for args, words in (
         (["--since", "yesterday"], "24h"),
         (["--from", "2026-13-01"], "YYYY-MM-DD"),
-        (["--prs", "1", "--since", "1d"], "not both"),
+        (["--from", "2026-01-01", "--since", "1d"], "not both"),
         (["--max-cost", "lots"], "US dollars"),
         (["--to", "2026-01-01"], "--to needs --from"),
     ):
