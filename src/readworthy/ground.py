@@ -49,8 +49,10 @@ class ContextIndex:
         paths = {f.path for f in ctx.files} | {f.previous_path for f in ctx.files if f.previous_path}
         identifiers: set[str] = set()
         numbers = {i.number for i in ctx.linked_issues} | {r.number for r in ctx.related}
-        for text in _context_texts(ctx):
+        for text in _code_texts(ctx):
             identifiers.update(_IDENT.findall(text))
+        for text in _prose_texts(ctx):
+            identifiers.update(_code_names_in_prose(text))
             numbers.update(int(n) for n in _ISSUE_REF.findall(text))
         for path in paths:
             identifiers.update(_IDENT.findall(path))
@@ -109,12 +111,19 @@ class ContextIndex:
         return all(n in self.identifiers for n in names)
 
 
-def _context_texts(ctx: PRContext) -> Iterator[str]:
-    yield ctx.title
-    yield ctx.body
+def _code_texts(ctx: PRContext) -> Iterator[str]:
+    """Text that is code: every identifier in it is a name a reader can find."""
     for f in ctx.files:
         if f.patch:
             yield f.patch
+    for thread in ctx.threads:
+        yield thread.diff_hunk
+
+
+def _prose_texts(ctx: PRContext) -> Iterator[str]:
+    """Text written by people: only code-shaped names in it count (not every English word)."""
+    yield ctx.title
+    yield ctx.body
     for c in ctx.commits:
         yield c.message
     for comment in ctx.comments:
@@ -122,7 +131,6 @@ def _context_texts(ctx: PRContext) -> Iterator[str]:
     for review in ctx.reviews:
         yield review.body
     for thread in ctx.threads:
-        yield thread.diff_hunk
         for tc in thread.comments:
             yield tc.body
     for issue in ctx.linked_issues:
@@ -132,10 +140,24 @@ def _context_texts(ctx: PRContext) -> Iterator[str]:
             yield comment.body
     for item in ctx.related:
         yield item.title
-    for owner, paths in ctx.owners.items():
-        yield owner
-    for area in ctx.areas:
-        yield area
+    yield from ctx.owners
+    yield from ctx.areas
+
+
+_CODE_BLOCK = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.DOTALL)
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)+")
+_CODE_SHAPED = re.compile(r"[A-Za-z$]*[_\d$][\w$]*|[a-z]+[A-Z][\w$]*|[A-Z][a-z\d]+[A-Z][\w$]*|[A-Z][A-Z\d_]{2,}")
+
+
+def _code_names_in_prose(text: str) -> set[str]:
+    """Names from backticks and code blocks, parts of dotted names, and snake/camel-case words."""
+    names: set[str] = set()
+    for block in _CODE_BLOCK.findall(text):
+        names.update(_IDENT.findall(block))
+    for chain in _DOTTED.findall(text):
+        names.update(_IDENT.findall(chain))
+    names.update(w for w in _IDENT.findall(text) if _CODE_SHAPED.fullmatch(w))
+    return names
 
 
 class _Grounder:

@@ -67,6 +67,14 @@ def test_paths_symbols_and_tests_are_checked() -> None:
     assert index.has_reference("the whole thing") is None
 
 
+def test_plain_words_from_prose_are_not_code_references() -> None:
+    index = ContextIndex.from_context(CTX)
+    assert index.has_reference("Bound") is None  # a word of the title, not a name in the code
+    assert index.has_reference("Illegal") is None  # a word of the linked issue
+    assert index.has_reference("ZeroHelper")  # CamelCase in a commit message is code-shaped
+    assert index.has_reference("BlockTable")  # in the patch's hunk header
+
+
 def test_issue_numbers_must_be_in_the_context() -> None:
     index = ContextIndex.from_context(CTX)
     assert {410, 77, 512, 9001} <= index.numbers
