@@ -5,8 +5,8 @@ The verdict follows the same rubric as the model's (reading value, not size):
 
 1. Mechanical PRs are `skip` (or a `skim` when they carry real substance):
    empty, only generated/lock/vendored/binary files, a revert without analysis,
-   one edit repeated across many files, version moves only, docs-only, pure removal,
-   tests-only, CI/build-only.
+   one edit repeated across many files, version moves only, renames only, comment or
+   whitespace edits only, docs-only, pure removal, tests-only, CI/build-only.
 2. Code changes are scored; `deep-read` needs several independent signs of something
    to learn (FINDING_POINTS), `skim` otherwise. Size contributes at most 10 points
    (logarithmically); a self-contained addition (new files in one or two areas, like a
@@ -38,9 +38,9 @@ FINDING_POINTS = {
     "kernel_adjacent": 6.0,
     "cross_cutting": 10.0,  # code changes in >= CROSS_CUTTING_AREAS top-level areas
     "issue_analysis": 30.0,  # a fix backed by a root-cause analysis is worth reading on its own
-    "discussion_heavy": 15.0,  # >= 25 comments
+    "discussion_heavy": 22.0,  # >= 25 comments: a debate that shows the project's standards
     "discussion_some": 8.0,  # >= 10 comments
-    "debate": 5.0,  # changes requested, two or more people
+    "debate": 8.0,  # changes requested, two or more people
     "perf": 5.0,
     "tests": 2.0,
 }
@@ -108,6 +108,10 @@ def _mechanical(sig: Signals) -> tuple[Verdict, str, dict[str, object]] | None:
         return Verdict.SKIP, "repeated", {"n": sig.repeated_change_files}
     if sig.version_only:
         return Verdict.SKIP, "version_exclusion" if sig.excludes_version else "version_only", {}
+    if sig.only(FileKind.RENAMED, FileKind.DELETED, *with_mechanical) and sig.kinds.get(FileKind.RENAMED):
+        return Verdict.SKIP, "renames", {"n": sig.kinds[FileKind.RENAMED]}
+    if sig.cosmetic_only and not sig.analysed_issues:
+        return Verdict.SKIP, "cosmetic", {}
     if sig.only(FileKind.DOCS, *with_mechanical):
         if sig.added_doc_lines >= SUBSTANTIAL_DOC_LINES:
             return Verdict.SKIM, "docs_substantial", {"lines": sig.added_doc_lines}

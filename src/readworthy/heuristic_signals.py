@@ -37,6 +37,9 @@ _VERSION_LINE = re.compile(
     re.VERBOSE,
 )
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|;|/\*|\*)")
+# In C-family files `#` starts a preprocessor line, not a comment.
+_C_COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*)")
+_C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|cl|metal|m|mm|rs|go|java|kt|js|jsx|ts|tsx|swift|cs)$")
 # A capability flag being *declared* (def/fn/attribute/assignment), not merely called.
 _CAPABILITY = re.compile(
     r"(?:\b(?:def|fn)\s+|^\s*(?:self\.)?)(supports?_\w+|\w+_supported|is_\w+_(?:available|enabled|supported)"
@@ -99,6 +102,7 @@ class Signals:
     kernel_adjacent: tuple[str, ...]
     code_areas: tuple[str, ...]
     repeated_change_files: int
+    cosmetic_only: bool  # every readable file changed only comments or whitespace
     version_only: bool
     excludes_version: bool
     is_revert: bool
@@ -131,6 +135,16 @@ def _is_version_change(change: FileChange) -> bool:
     changed = _lines(change.patch, "+") + _lines(change.patch, "-")
     meaningful = [line for line in changed if line.strip() and not _COMMENT_LINE.match(line)]
     return bool(meaningful) and all(_VERSION_LINE.match(line) for line in meaningful)
+
+
+def _is_cosmetic(change: FileChange) -> bool:
+    """Only comments, blank lines or whitespace changed: typo fixes, reformatting, comment edits."""
+    if not change.patch:
+        return False
+    comment = _C_COMMENT_LINE if _C_FAMILY.search(change.path) else _COMMENT_LINE
+    added = [x for x in _lines(change.patch, "+") if x.strip() and not comment.match(x)]
+    removed = [x for x in _lines(change.patch, "-") if x.strip() and not comment.match(x)]
+    return Counter("".join(x.split()) for x in added) == Counter("".join(x.split()) for x in removed)
 
 
 def _repeated_change_files(changes: list[FileChange]) -> int:
@@ -200,6 +214,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     abstractions: dict[str, None] = {}
     kernel_files, kernel_adjacent, areas = [], [], {}
     new_definitions = 0
+    cosmetic_files = readable_files = 0
     deleted_code = 0
     version_files = 0
     excludes_version = False
@@ -221,6 +236,9 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         added[bucket] += change.additions
         if bucket in ("code", "test"):
             deleted_code += change.deletions
+        if kind not in MECHANICAL_KINDS and kind not in (FileKind.DELETED, FileKind.RENAMED):
+            readable_files += 1
+            cosmetic_files += _is_cosmetic(change)
         if kind in CODE_KINDS:
             new_definitions += len(definitions)
             if change.additions:
@@ -258,6 +276,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         kernel_adjacent=tuple(kernel_adjacent),
         code_areas=tuple(areas),
         repeated_change_files=repeated,
+        cosmetic_only=readable_files > 0 and cosmetic_files == readable_files,
         version_only=substantive > 0 and version_files == substantive,
         excludes_version=excludes_version,
         is_revert=bool(_REVERT.search(text)),

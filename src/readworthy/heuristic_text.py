@@ -17,6 +17,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "revert": "A revert with no linked analysis: remember that the change was backed out, skip the diff.",
         "repeated": "The same edit is repeated across {n} file{s}: mechanical churn.",
         "version_only": "Only dependency or image versions move; nothing to learn from the diff.",
+        "renames": "Only renames or moves ({n} file{s}) without content changes.",
+        "cosmetic": "Only comments, blank lines or formatting change; no behaviour changes.",
         "version_exclusion": "Only dependency versions change, excluding a known-bad release instead of pinning: "
                              "worth remembering as a practice, not worth reading.",
         "docs_substantial": "New or expanded documentation ({lines} added line{ls}): worth a skim for what it explains.",
@@ -75,6 +77,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "revert": "没有附带分析的回滚：记住该改动已被撤回即可，不必看 diff。",
         "repeated": "同一处修改重复出现在 {n} 个文件中，属于机械性改动。",
         "version_only": "只调整了依赖或镜像版本，diff 中没有可学习的内容。",
+        "renames": "只有重命名或移动（{n} 个文件），内容没有改动。",
+        "cosmetic": "只改动了注释、空行或格式，行为没有变化。",
         "version_exclusion": "只调整了依赖版本：排除一个已知有问题的版本而不是锁死版本。这一做法值得记住，diff 不必细读。",
         "docs_substantial": "新增或扩充了文档（新增 {lines} 行），值得快速浏览其中讲解的内容。",
         "docs_small": "小幅文档修改（新增 {lines} 行）。",

@@ -256,3 +256,31 @@ def test_every_real_pr_gets_a_valid_grounded_digest_in_both_languages(vllm_fixtu
             paths = {f.path for f in ctx.files}
             for ref in digest.start_reading:
                 assert ref.split("::")[0] in paths
+
+
+def test_comment_typo_and_reformatting_in_code_is_skip() -> None:
+    typo = PRContext(title="Fix typo", files=[_file("engine/sched.py", ["    # schedule the request"],
+                                                    ["    # shedule the request"])])
+    assert verdict_of(typo) is Verdict.SKIP
+    reformat = PRContext(title="Format", files=[_file("engine/sched.py", ["x = f(a, b)"], ["x = f( a,b )"])])
+    assert verdict_of(reformat) is Verdict.SKIP
+    # in C-family files `#` is a preprocessor line: changing it changes behaviour
+    define = PRContext(title="Raise block size", files=[_file("csrc/attn.cu", ["#define BLOCK 256"],
+                                                              ["#define BLOCK 128"])])
+    assert verdict_of(define) is Verdict.SKIM
+
+
+def test_rename_only_is_skip() -> None:
+    moved = FileChange(path="engine/new_place.py", previous_path="engine/old_place.py", status=FileStatus.RENAMED)
+    digest = heuristic_digest(PRContext(title="Move module", files=[moved]), NO_COVERAGE, "en")
+    assert digest.verdict is Verdict.SKIP and "renames" in digest.reason
+
+
+def test_a_long_debate_on_a_small_change_is_deep_read() -> None:
+    comments = [Comment(author=("alice", "bob", "carol")[i % 3], body=f"point {i}") for i in range(26)]
+    ctx = _small_fix().model_copy(update={
+        "comments": comments,
+        "reviews": [Review(author="bob", state=ReviewState.CHANGES_REQUESTED, body="not like this")],
+    })
+    digest = heuristic_digest(ctx, NO_COVERAGE, "en")
+    assert digest.verdict is Verdict.DEEP_READ and "review discussion" in digest.reason
