@@ -132,7 +132,8 @@ def digest_json_schema(*, bounded: bool = True) -> dict[str, Any]:
     """The Digest schema in the strict subset: inlined, closed, all required; length keywords if `bounded`."""
     raw = Digest.model_json_schema()
     inlined = _inline_refs(raw, raw.get("$defs", {}))
-    return _strictify(inlined, _GUIDE, bounded)
+    schema: dict[str, Any] = _strictify(inlined, _GUIDE, bounded)
+    return schema
 
 
 def response_format(mode: str, *, bounded: bool) -> dict[str, Any] | None:

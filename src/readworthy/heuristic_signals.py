@@ -212,7 +212,9 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     added = {"code": 0, "test": 0, "doc": 0, "other": 0}
     capability: dict[str, None] = {}
     abstractions: dict[str, None] = {}
-    kernel_files, kernel_adjacent, areas = [], [], {}
+    kernel_files: list[str] = []
+    kernel_adjacent: list[str] = []
+    areas: dict[str, None] = {}
     new_definitions = 0
     cosmetic_files = readable_files = 0
     deleted_code = 0

@@ -99,7 +99,7 @@ def real_model_run(llama_server: str, vllm_fixtures: Path, tmp_path_factory: pyt
     command = [sys.executable, "-m", "readworthy.cli", "local", "--patch", str(patch), "--format", "json",
                "--budget", str(BUDGET), "--model", "smollm2-135m-instruct"]
     started = time.monotonic()
-    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900,
+    proc = subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=900,
                           cwd=tmp_path_factory.mktemp("cwd"))
     elapsed = time.monotonic() - started
     assert proc.returncode == 0, proc.stderr[-3000:]

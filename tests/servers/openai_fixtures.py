@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-
 from servers.openai_server import OpenAIServer
 
 __all__ = ["openai_server"]

@@ -255,7 +255,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:
             pass  # keep pytest output clean
 
         def _read_body(self) -> bytes:
@@ -286,7 +286,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             server._record(req)
             return req
 
-        def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        def do_GET(self) -> None:
             self._record(b"")
             if self.path.split("?")[0].rstrip("/").endswith("/models"):
                 self._send_json(200, {"object": "list", "data": [
@@ -294,7 +294,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        def do_POST(self) -> None:
             raw = self._read_body()
             req = self._record(raw)
             if not self.path.split("?")[0].endswith("/chat/completions"):

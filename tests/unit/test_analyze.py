@@ -7,13 +7,13 @@ import time
 from typing import Any
 
 import pytest
+from servers.openai_server import OpenAIServer
 
 from readworthy.analyze import analyze
 from readworthy.config import Settings
 from readworthy.model_client import make_openai_client, schema_bounds_supported
 from readworthy.models import Coverage, FileChange, FileStatus, LinkedIssue, PRContext, Prompt
 from readworthy.prompts import PROMPT_VERSION, build_messages
-from servers.openai_server import OpenAIServer
 
 KEY = "sk-test-0123456789abcdef"
 

@@ -251,7 +251,7 @@ def test_every_real_pr_gets_a_valid_grounded_digest_in_both_languages(vllm_fixtu
         ctx = _fixture_context(vllm_fixtures, number)
         for language in ("en", "zh-CN"):
             digest = heuristic_digest(ctx, NO_COVERAGE, language)
-            grounded, dropped = ground_digest(digest, ctx)
+            _, dropped = ground_digest(digest, ctx)
             assert dropped == 0, (number, language, digest)
             paths = {f.path for f in ctx.files}
             for ref in digest.start_reading:
