@@ -54,15 +54,24 @@ LEFT_OUT_WORDS = {
 class _Detail:
     skim_decisions: int = DECISIONS[Verdict.SKIM]
     skim_paragraph: bool = True
+    deep_decisions: int = DECISIONS[Verdict.DEEP_READ]
     deep_alongside: bool = True
+    deep_paragraph: bool = True
     left_out_listed: bool = True
+    reason_limit: int = 400
 
 
+# Each step gives up a little more, least important first: skim detail, then deep-read detail.
 _LADDER = [
     _Detail(),
     _Detail(skim_decisions=1),
     _Detail(skim_decisions=0, skim_paragraph=False),
-    _Detail(skim_decisions=0, skim_paragraph=False, deep_alongside=False, left_out_listed=False),
+    _Detail(skim_decisions=0, skim_paragraph=False, deep_decisions=1, deep_alongside=False,
+            left_out_listed=False),
+    _Detail(skim_decisions=0, skim_paragraph=False, deep_decisions=0, deep_alongside=False,
+            deep_paragraph=False, left_out_listed=False),
+    _Detail(skim_decisions=0, skim_paragraph=False, deep_decisions=0, deep_alongside=False,
+            deep_paragraph=False, left_out_listed=False, reason_limit=140),
 ]
 
 
@@ -145,7 +154,7 @@ def _entry_view(entry: DigestEntry, detail: _Detail, lang: str) -> dict[str, Any
     verdict = report.digest.verdict
     text = strings(lang)
     if verdict is Verdict.DEEP_READ:
-        n_decisions, paragraph, alongside = DECISIONS[verdict], True, detail.deep_alongside
+        n_decisions, paragraph, alongside = detail.deep_decisions, detail.deep_paragraph, detail.deep_alongside
     elif verdict is Verdict.SKIM:
         n_decisions, paragraph, alongside = detail.skim_decisions, detail.skim_paragraph, detail.skim_paragraph
     else:
@@ -156,7 +165,7 @@ def _entry_view(entry: DigestEntry, detail: _Detail, lang: str) -> dict[str, Any
         "link": _link(cand.number, cand.url or report.url, host),
         "title": sm.inline(cand.title or report.title, 160, host),
         "headline": sm.inline(report.digest.headline, 200, host) or sm.inline(cand.title, 160, host),
-        "reason": sm.inline(report.digest.reason, 400, host),
+        "reason": sm.inline(report.digest.reason, detail.reason_limit, host),
         "author": sm.inline(cand.author, 60, host),
         "when": when.strftime("%Y-%m-%d") if when else "",
         "merged": cand.merged,
@@ -245,8 +254,10 @@ def render_digest(result: DigestResult, now: datetime | None = None, limit: int 
         if len(body) <= limit:
             return body
     # Still too long (thousands of PRs): cut at a line boundary and say so.
-    cut = body[: limit - 200]
-    return cut[: cut.rfind("\n")] + "\n\n…\n"
+    cut = body[: limit - 300]
+    note = ("_…为符合 GitHub 的长度上限，清单在此截断；完整清单见 JSON 输出。_" if lang == "zh-CN"
+            else "_… cut here to fit GitHub's 65,536-character limit; the JSON output has the whole list._")
+    return cut[: cut.rfind("\n")] + "\n\n" + note + "\n"
 
 
 def digest_to_json(result: DigestResult) -> str:
