@@ -53,7 +53,8 @@ class KindRule:
     statuses: tuple[FileStatus, ...] = ()
     unchanged: bool | None = None  # no added or removed lines
     header_marker: re.Pattern[str] | None = None  # in the first lines of the file, if the diff shows them
-    patch_marker: re.Pattern[str] | None = None  # anywhere in the shown patch (one C-speed search)
+    patch_marker: re.Pattern[str] | None = None  # anywhere in the shown patch
+    marker_hints: tuple[str, ...] = ()  # substrings every patch_marker match contains (cheap pre-check)
 
 
 _CODE = ("*.py", "*.pyi", "*.rs", "*.go", "*.c", "*.cc", "*.cpp", "*.cxx", "*.h", "*.hh", "*.hpp", "*.java",
@@ -79,7 +80,8 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule(FileKind.TEST, globs=("tests/**", "test/**", "testing/**", "**/tests/**", "**/test/**", "test_*.py",
                                    "*_test.py", "*_test.go", "*_test.rs", "*.test.ts", "*.test.js", "*.spec.ts",
                                    "*.spec.js", "conftest.py")),
-    KindRule(FileKind.KERNEL, globs=("*.py",), patch_marker=_KERNEL_MARKERS),
+    KindRule(FileKind.KERNEL, globs=("*.py",), patch_marker=_KERNEL_MARKERS,
+             marker_hints=("triton", "tl.program_id", "__global__", "cuda.jit", "tilelang")),
     KindRule(FileKind.BUILD, globs=(".github/**", ".buildkite/**", ".circleci/**", ".gitlab-ci.yml", "Jenkinsfile",
                                     "Dockerfile*", "*.Dockerfile", "*.dockerfile", "docker/**", "Makefile", "*.mk",
                                     "CMakeLists.txt", "*.cmake", "cmake/**", "setup.py", "build.rs", "*.bzl",
@@ -213,8 +215,12 @@ def _matches(compiled: _CompiledRule, change: FileChange) -> bool:
         return False
     if rule.header_marker is not None and not rule.header_marker.search(file_head(change.patch)):
         return False
-    if rule.patch_marker is not None and not rule.patch_marker.search(change.patch or ""):
-        return False
+    if rule.patch_marker is not None:
+        patch = change.patch or ""
+        if rule.marker_hints and not any(hint in patch for hint in rule.marker_hints):
+            return False
+        if not rule.patch_marker.search(patch):
+            return False
     return True
 
 

@@ -65,7 +65,6 @@ MIN_CONTENT_TOKENS = 200  # below this the PR material cannot be described at al
 OMITTED_LIST_MAX = 100  # Coverage.omitted keeps at most this many paths
 _MENTION_RE = re.compile(r"(?<![\w@/.`])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\b")
 _HUNK_HEADER_RE = re.compile(r"^@@[^\n]*", re.MULTILINE)
-_WHITESPACE_RE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -421,6 +420,6 @@ def input_hash(ctx: PRContext, settings: Settings) -> str:
     for comment in ctx.comments:
         put("comment", comment.author, comment.body)
     for change in sorted(ctx.files, key=lambda f: f.path):
-        patch = _WHITESPACE_RE.sub("", _HUNK_HEADER_RE.sub("@@", change.patch or ""))
+        patch = "".join(_HUNK_HEADER_RE.sub("@@", change.patch or "").split())  # no whitespace, no line numbers
         put("file", change.path, change.previous_path or "", change.status.value, change.binary, patch)
     return h.hexdigest()

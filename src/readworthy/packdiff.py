@@ -40,6 +40,7 @@ MIN_FILE_CAP = 250  # ... but never less than this many tokens
 CONTEXT_LINES = 3  # unchanged lines kept around each change in a condensed hunk
 MAX_ADDED_RUN = 60  # longer runs of added lines keep their head and tail
 MAX_REMOVED_RUN = 4  # longer runs of removed lines collapse to a count
+MIN_USEFUL_PIECE = 24  # below this nothing (header + a hunk) fits: stop trying
 MIN_TRUNCATED_HUNK = 80  # a cut hunk shorter than this says too little to be worth its header
 CHARS_PER_TOKEN_CEILING = 8  # text longer than budget * this cannot fit; do not bother counting it
 
@@ -194,6 +195,9 @@ class _FileState:
     full: bool = False
     tokens: int = 0  # spent on this file
     whole_tokens: int | None = None  # the uncondensed patch, once counted
+    header_tokens: int | None = None
+    hunk_tokens: dict[int, int] = field(default_factory=dict)
+    gave_up_at: int | None = None  # room (tokens) with which nothing more fitted; less will not either
 
 
 @dataclass(frozen=True)
@@ -204,22 +208,46 @@ class DiffPack:
 
 
 class _Spender:
-    """Tracks tokens against the section limit; pieces are counted once and joined with newlines."""
+    """Tracks tokens against the section limit; pieces are counted once and joined with newlines.
+
+    Counting is the expensive part of packing a huge PR, so texts that cannot fit are refused
+    without the tokenizer: once a few texts have been counted, the densest characters-per-token
+    ratio seen (with a margin) bounds how few tokens a text of a given length can have. A wrong
+    guess can only leave a piece out, never break the budget: what is kept is always counted."""
 
     def __init__(self, limit: int, counter: TokenCounter) -> None:
         self.limit = limit
         self.used = 0
         self.counter = counter
         self.count: Callable[[str], int] = counter.count
+        self._samples = 0
+        self._chars = self._tokens = 0
+        self._max_chars_per_token = 0.0
 
     @property
     def left(self) -> int:
         return self.limit - self.used
 
+    def too_long(self, length: int, room: int) -> bool:
+        """True when a text of `length` characters will not fit `room` tokens: beyond the densest
+        ratio seen (with a margin), or beyond 1.3x what the average ratio predicts."""
+        ceiling = CHARS_PER_TOKEN_CEILING
+        if self._samples >= 8:
+            ceiling = min(ceiling, self._max_chars_per_token * 1.5)
+            if length / (self._chars / self._tokens) > room * 1.3 + 16:
+                return True
+        return length > room * ceiling + 64
+
     def cost(self, text: str) -> int:
-        if len(text) > self.left * CHARS_PER_TOKEN_CEILING + 64:
-            return self.left + 1  # cannot fit; skip the tokenizer on huge text
-        return self.count(text) + 1  # + the joining newline
+        if self.too_long(len(text), self.left):
+            return self.left + 1  # cannot fit; skip the tokenizer
+        tokens = self.count(text)
+        if len(text) >= 200 and tokens:
+            self._samples += 1
+            self._chars += len(text)
+            self._tokens += tokens
+            self._max_chars_per_token = max(self._max_chars_per_token, len(text) / tokens)
+        return tokens + 1  # + the joining newline
 
 
 def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -> DiffPack:
@@ -240,12 +268,18 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
     # hunks in value order under a per-file cap; then leftovers grow the cut files; then a last cut hunk
     cap = max(MIN_FILE_CAP, int(limit * PER_FILE_SHARE))
     for st in states:
+        if spend.left < MIN_USEFUL_PIECE:
+            break
         _grow(st, min(cap, spend.left), spend)
     for st in states:
+        if spend.left < MIN_USEFUL_PIECE:
+            break
         if not st.full:
             _grow(st, st.tokens + spend.left, spend)
     for st in states:
-        if not st.full and spend.left >= MIN_TRUNCATED_HUNK:
+        if spend.left < MIN_TRUNCATED_HUNK:
+            break
+        if not st.full:
             _grow(st, st.tokens + spend.left, spend, cut_last=True)
 
     present = [st for st in states if st.full or st.chosen]
@@ -262,10 +296,12 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
 
 def _grow(st: _FileState, allowance: int, spend: _Spender, cut_last: bool = False) -> None:
     """Spend up to `allowance` tokens (in total) on this file: the whole patch if it fits, else hunks."""
-    if st.full or allowance <= st.tokens:
+    room_now = min(allowance - st.tokens, spend.left)
+    if st.full or room_now <= 0 or (st.gave_up_at is not None and room_now <= st.gave_up_at and not cut_last):
         return
+    before = st.tokens
     patch = st.rank.change.patch or ""
-    if len(patch) <= allowance * CHARS_PER_TOKEN_CEILING:
+    if not spend.too_long(len(patch), min(allowance, st.tokens + spend.left)):
         if st.whole_tokens is None:
             st.whole_tokens = spend.count(st.header + "\n" + patch) + 1
         whole = st.whole_tokens
@@ -277,24 +313,39 @@ def _grow(st: _FileState, allowance: int, spend: _Spender, cut_last: bool = Fals
         st.hunks = [condense_hunk(h) for h in split_hunks(patch)]
         with_defs = [i for i, h in enumerate(st.hunks) if _has_definition(h, st.rank.names)]
         st.order = with_defs + [i for i in range(len(st.hunks)) if i not in set(with_defs)]
+    whole_failed = st.whole_tokens is not None
     for i in st.order:
         if i in st.chosen:
             continue
-        header = 0 if st.chosen else spend.cost(st.header + f"\n(condensed: {len(st.hunks)} of {len(st.hunks)} hunks)")
-        cost = spend.cost(st.hunks[i])
-        room = min(allowance - st.tokens, spend.left) - header
+        if whole_failed and not cut_last and len(st.hunks[i]) >= len(patch):
+            continue  # the only hunk, uncondensed: it did not fit as the whole patch either
+        room = min(allowance - st.tokens, spend.left)
+        if i in st.hunk_tokens:
+            cost = st.hunk_tokens[i]
+        elif spend.too_long(len(st.hunks[i]), room) and not cut_last:
+            continue
+        else:
+            cost = st.hunk_tokens[i] = spend.count(st.hunks[i]) + 1
+        if cost >= room and not cut_last:
+            continue
+        if st.header_tokens is None:
+            st.header_tokens = spend.count(st.header + f"\n(condensed: {len(st.hunks)} of {len(st.hunks)} hunks)") + 1
+        header = 0 if st.chosen else st.header_tokens
+        room -= header
         if cost > room:
             if not cut_last or room < MIN_TRUNCATED_HUNK:
                 continue  # a later, smaller hunk may still fit
             # too long for what is left: its beginning is still worth having (hunks with definitions
             # come first, so this is usually where a new function starts)
             st.hunks[i] = truncate_to_tokens(spend.counter, st.hunks[i], room - 1, "\n ... (hunk cut)")
-            cost = spend.cost(st.hunks[i])
+            cost = st.hunk_tokens[i] = spend.count(st.hunks[i]) + 1
             if not st.hunks[i] or cost > room:
                 continue
         st.chosen.add(i)
         st.tokens += cost + header
         spend.used += cost + header
+    if st.tokens == before:
+        st.gave_up_at = room_now
 
 
 def _has_definition(hunk: str, names: tuple[str, ...]) -> bool:
@@ -374,6 +425,11 @@ def render_file_list(
     if missing:
         head += f"\n{missing} more files were not returned by the GitHub API (3,000-file cap)."
     lines = [_file_line(r, full, partial, shown) for r in ranked]
+    by_path = {r.change.path: line for r, line in zip(ranked, lines)}
+
+    def line_of(r: RankedFile) -> str:
+        return by_path[r.change.path]
+
     line_costs = [counter.count(line) + 1 for line in lines]
     head_cost = counter.count(head) + 1
     if head_cost + sum(line_costs) <= limit:
@@ -388,7 +444,7 @@ def render_file_list(
         found: tuple[int, str] | None = None
         while lo <= hi:
             k = (lo + hi) // 2
-            folded = _folded_lines(ranked[k:], depth)
+            folded = _folded_lines(ranked[k:], depth, line_of)
             cost = head_cost + prefix[k] + counter.count(folded) + 1
             if cost <= limit:
                 found = (k, folded)
@@ -400,7 +456,7 @@ def render_file_list(
             best = "\n".join([head, *lines[:k], folded]) if folded else "\n".join([head, *lines[:k]])
             break
     if best is None:  # even one line per kind is too long: the caller's final trim handles it
-        best = head + "\n" + _folded_lines(ranked, 0)
+        best = head + "\n" + _folded_lines(ranked, 0, line_of)
     return best
 
 
@@ -421,7 +477,7 @@ def _file_line(r: RankedFile, full: frozenset[str], partial: frozenset[str], sho
     return line
 
 
-def _folded_lines(rest: Sequence[RankedFile], depth: int) -> str:
+def _folded_lines(rest: Sequence[RankedFile], depth: int, line_of: Callable[[RankedFile], str]) -> str:
     """Files grouped by their first `depth` directories (depth 0: by kind only), one line per group."""
     if not rest:
         return ""
@@ -430,19 +486,27 @@ def _folded_lines(rest: Sequence[RankedFile], depth: int) -> str:
         if depth == 0:
             key = f"[{r.kind.value}]"
         else:
-            parts = r.change.path.split("/")[:-1]
-            key = "/".join(parts[:depth]) + "/" if parts else "./"
+            path = r.change.path
+            cut = -1
+            for _ in range(depth):
+                cut = path.find("/", cut + 1)
+                if cut < 0:
+                    break
+            key = path[: cut + 1] if cut >= 0 else (path[: path.rfind("/") + 1] or "./")
         groups[key].append(r)
-    singles = [members[0] for members in groups.values() if len(members) == 1]
-    out = [f"(+ {len(rest) - len(singles)} more files, grouped by directory; not in the diff)"]
+    singles = sum(1 for members in groups.values() if len(members) == 1)
+    out = [f"(+ {len(rest) - singles} more files, grouped by directory; not in the diff)"]
     for key, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         if len(members) == 1:  # a group of one costs as much as the file's own line
-            out.append(_file_line(members[0], frozenset(), frozenset()))
+            out.append(line_of(members[0]))
             continue
         kinds = Counter(m.kind.value for m in members)
         kind_text = ", ".join(f"{k} {n}" for k, n in kinds.most_common())
-        adds = sum(m.change.additions for m in members)
-        dels = sum(m.change.deletions for m in members)
-        statuses = "".join(sorted({_STATUS_LETTER[m.change.status] for m in members}))
-        out.append(f"{statuses} {key} {len(members)} files ({kind_text}) +{adds}/-{dels}")
+        adds = dels = 0
+        statuses = set()
+        for m in members:
+            adds += m.change.additions
+            dels += m.change.deletions
+            statuses.add(_STATUS_LETTER[m.change.status])
+        out.append(f"{''.join(sorted(statuses))} {key} {len(members)} files ({kind_text}) +{adds}/-{dels}")
     return "\n".join(out)
