@@ -37,7 +37,6 @@ from .digest_models import (
     DigestResult,
 )
 from .digest_publish import (
-    digest_title,
     previous_digest_end,
     publish_discussion,
     publish_issue,
@@ -204,29 +203,25 @@ def request_from_args(args: argparse.Namespace, now: datetime) -> DigestRequest:
 def request_from_inputs(
     inputs: Mapping[str, str], repo: str, now: datetime, previous_end: datetime | None
 ) -> DigestRequest:
-    """The action's `digest-*` inputs (see action.yml). Without `digest-since`: since the last digest, else 7d."""
-    prs = parse_pr_numbers(inputs.get("digest-prs", "")) if inputs.get("digest-prs") else ()
+    """The action's `digest-*` inputs (see action.yml). Without `digest-since`: since the last digest, else 7d.
+    (Backfills over explicit PR lists use the CLI: examples/digest-backfill.yml.)"""
     since = inputs.get("digest-since", "")
-    window = None
-    if not prs:
-        if since:
-            window = _window_from_since(since, now)
-        elif previous_end is not None and timedelta(0) < now - previous_end <= timedelta(days=366):
-            window = Window(previous_end, now)
-        else:
-            window = parse_since(ACTION_DEFAULT_SINCE, now)
+    if since:
+        window = _window_from_since(since, now)
+    elif previous_end is not None and timedelta(0) < now - previous_end <= timedelta(days=366):
+        window = Window(previous_end, now)
+    else:
+        window = parse_since(ACTION_DEFAULT_SINCE, now)
     target = inputs.get("digest-target") or "rolling-issue"
     return DigestRequest(
         repo=repo,
         window=window,
-        prs=tuple(prs),
         state=_choice(inputs.get("digest-state") or "merged", (*PR_STATES, "closed"), "digest-state"),  # type: ignore[arg-type]
         max_prs=_positive_int(inputs.get("digest-max-prs") or str(ACTION_DEFAULT_MAX_PRS), "digest-max-prs"),
         max_cost=_cost(inputs.get("digest-max-cost"), "digest-max-cost"),
         publish=_choice(target, PUBLISH_TARGETS, "digest-target"),  # type: ignore[arg-type]
         label=inputs.get("digest-label") or DEFAULT_LABEL,
         discussion_category=inputs.get("digest-discussion-category") or DEFAULT_CATEGORY,
-        cached_only=(inputs.get("digest-cached-only") or "").lower() == "true",
     )
 
 
@@ -369,8 +364,7 @@ def run_digest_action(settings: Settings, inputs: Mapping[str, str], environ: Ma
         gh = github_api.make_github(settings)
         login = settings.own_login or github_api.own_login(gh, settings)
         label = inputs.get("digest-label") or DEFAULT_LABEL
-        previous = None if inputs.get("digest-since") or inputs.get("digest-prs") else \
-            previous_digest_end(gh, repo, label, login)
+        previous = None if inputs.get("digest-since") else previous_digest_end(gh, repo, label, login)
         request = request_from_inputs(inputs, repo, now, previous)
         client = None if request.cached_only else make_openai_client(settings)
         core.start_group(f"readworthy: digest of {repo}")
@@ -389,9 +383,8 @@ def run_digest_action(settings: Settings, inputs: Mapping[str, str], environ: Ma
             return 1
         core.warning(f"readworthy: {exc} (not failing the job: fail-on-error is false)")
         return 0
-    code = _deliver(gh, settings, result, login, output=inputs.get("digest-output") or None,
-                    fmt="json" if (inputs.get("digest-output") or "").endswith(".json") else "markdown",
-                    summary_path=summary_path, stdout=False)
+    code = _deliver(gh, settings, result, login, output=None, fmt="markdown", summary_path=summary_path,
+                    stdout=False)
     output_path = environ.get("GITHUB_OUTPUT")
     if output_path and os.environ.get("GITHUB_OUTPUT") == output_path:
         core.set_output("digest-url", result.published_url)

@@ -45,10 +45,6 @@ mutation($repositoryId: ID!, $categoryId: ID!, $title: String!, $body: String!) 
 _END = re.compile(re.escape(DIGEST_MARKER) + r"v1 [^\n>]*?\bend=(\S+) -->")
 
 
-def digest_title(repo: str, label: str) -> str:
-    return f"Reading list: {repo} ({label})"
-
-
 def _is_our_digest(issue: object, own_login: str) -> bool:
     user = getattr(issue, "user", None)
     login = user.login if user is not None else ""
@@ -59,8 +55,9 @@ def _is_our_digest(issue: object, own_login: str) -> bool:
 def find_rolling_issue(gh: github.Github, repo: str, label: str, own_login: str) -> github.Issue.Issue | None:
     """Our newest open issue with `label` that carries the digest marker, or None."""
     try:
-        issues = gh.withLazy(True).get_repo(repo).get_issues(state="open", labels=[label], creator=own_login,
-                                                         sort="created", direction="desc")
+        # Filtered by author here, not with `creator=`: how GitHub spells an App's login there varies.
+        issues = gh.withLazy(True).get_repo(repo).get_issues(state="open", labels=[label], sort="created",
+                                                             direction="desc")
         for issue in issues:
             if issue.pull_request is None and _is_our_digest(issue, own_login):
                 return issue
@@ -75,8 +72,8 @@ def find_rolling_issue(gh: github.Github, repo: str, label: str, own_login: str)
 def previous_digest_end(gh: github.Github, repo: str, label: str, own_login: str) -> datetime | None:
     """Where the last digest (issue with `label`, open or closed) ended: the next one starts there."""
     try:
-        issues = gh.withLazy(True).get_repo(repo).get_issues(state="all", labels=[label], creator=own_login,
-                                                         sort="created", direction="desc")
+        issues = gh.withLazy(True).get_repo(repo).get_issues(state="all", labels=[label], sort="created",
+                                                             direction="desc")
         for i, issue in enumerate(issues):
             if i >= 20:
                 break

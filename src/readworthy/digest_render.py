@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -75,7 +75,7 @@ _LADDER = [
 ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.PackageLoader("readworthy", "templates"),
