@@ -25,6 +25,13 @@ Seeding API (methods of GitHubServer; plain dataclasses from github_state you ma
 Tokens always present: WORKFLOW_TOKEN (github-actions[bot], 403 on GET /user), PERSONAL_TOKEN (octocat),
 READONLY_TOKEN (a fork PR's token: every write 403).
 
+Inspecting and breaking (see github_server.py's docstring for details):
+    server.comments("o/r", n)          the stored conversation comments after a run
+    server.requests / server.count(method, path_regex) / server.clear_log()
+    server.inject(method, path_regex, status=, headers=, body=, times=1, delay=, drop=)
+URLs: server.api_url (GITHUB_API_URL), server.graphql_url (GITHUB_GRAPHQL_URL), server.html_url.
+GraphQL needs GitHub's schema: `python scripts/fetch-graphql-schema` (else the endpoint answers 501).
+
 Helpers
     seed_discussed_pr(server, ...) -> SeededPR   a realistic PR: two debating inline threads, two reviews,
                                                  a bot comment, a /ci command, an LGTM, our own sticky

@@ -320,3 +320,11 @@ def test_graphql_search_merged_prs(github_server: GitHubServer, gql_schema: obje
         query, {"q": "repo:o/r is:pr is:merged merged:>=2026-06-01"})
     assert data["data"]["search"]["issueCount"] == 1
     assert data["data"]["search"]["nodes"] == [{"number": merged.number, "mergedAt": "2026-06-10T10:00:00Z"}]
+
+
+def test_compare_base_head_caps_files_at_300(github_server: GitHubServer) -> None:
+    pr = github_server.add_pr("o/r", files=_files(320), commits=["one", "two"])
+    url = f"{github_server.api_url}/repos/o/r/compare/{pr.base_sha}...{pr.head_sha}"
+    data = requests.get(url, timeout=5).json()
+    assert (data["total_commits"], len(data["commits"]), len(data["files"])) == (2, 2, 300)
+    assert requests.get(url.replace(pr.head_sha, "f" * 40), timeout=5).status_code == 404
