@@ -2,19 +2,25 @@
 
 Reads are not spaced (PyGithub's default 0.25 s per request would dominate a gather of a few
 requests); writes are spaced 0.5 s, GitHub's advice against secondary rate limits. Retries: a few,
-for 5xx and rate limits. PyGithub's retry also repeats POSTs, which is harmless for GraphQL reads;
-publish.py makes comment writes idempotent rather than trusting retries.
+for 5xx and rate limits, with every wait bounded (`BoundedRetry`): PyGithub would otherwise sleep
+until a primary rate limit resets (up to an hour) or for any Retry-After a server sends. GraphQL
+POSTs are reads and are retried; a REST POST (a comment create) is not retried on a timeout or a
+5xx, because it may have landed: publish.py looks for the comment before creating it again.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import github
 from github import Auth
+from github.GithubException import RateLimitExceededExceedsMaxWait
 from github.GithubRetry import GithubRetry
 from github.Requester import Requester
 from requests.exceptions import RequestException, RetryError
+from urllib3.exceptions import MaxRetryError, ResponseError
+from urllib3.util.retry import Retry
 
 from .config import Settings
 from .errors import GitHubError
@@ -22,6 +28,43 @@ from .gather_graphql import VIEWER_QUERY
 
 SECONDS_BETWEEN_WRITES = 0.5
 RETRIES = 3
+MAX_RATE_LIMIT_WAIT = 60.0  # seconds; a longer wait fails the run with a message instead of hanging the job
+
+
+class BoundedRetry(GithubRetry):
+    """GithubRetry with every wait bounded and REST creates never repeated blindly."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("max_rate_limit_wait", MAX_RATE_LIMIT_WAIT)
+        # PATCH (edit a comment) is idempotent; urllib3 leaves it out by default.
+        kwargs.setdefault("allowed_methods", Retry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"})
+        super().__init__(**kwargs)
+
+    def increment(self, method: str | None = None, url: str | None = None, response: Any = None,
+                  error: Exception | None = None, _pool: Any = None, _stacktrace: Any = None) -> Retry:
+        if method == "POST" and not (url or "").split("?")[0].endswith("/graphql"):
+            if error is not None:
+                raise error  # what urllib3 does for a method it may not retry: the create may have landed
+            if response is not None and response.status >= 500:
+                raise MaxRetryError(_pool, url or "", ResponseError(f"{response.status} on a create; not repeated"))
+        if response is not None and response.status in (403, 429):
+            wait = _required_wait(response.headers)
+            if wait is not None and wait > (self.max_rate_limit_wait or MAX_RATE_LIMIT_WAIT):
+                message = f"rate limit: GitHub asks to wait {wait:.0f}s, more than the {MAX_RATE_LIMIT_WAIT:.0f}s allowed"
+                raise RateLimitExceededExceedsMaxWait(response.status, {"message": message},
+                                                      dict(response.headers), wait=wait)
+        return super().increment(method, url, response, error, _pool, _stacktrace)
+
+
+def _required_wait(headers: Any) -> float | None:
+    """Seconds GitHub asks us to wait: Retry-After, or the primary limit's reset when none is left."""
+    retry_after = headers.get("Retry-After")
+    if retry_after is not None and str(retry_after).strip().isdigit():
+        return float(retry_after)
+    reset = headers.get("X-RateLimit-Reset")
+    if headers.get("X-RateLimit-Remaining") == "0" and reset is not None and str(reset).isdigit():
+        return max(0.0, int(reset) - time.time())
+    return None
 
 
 def make_github(settings: Settings) -> github.Github:
@@ -33,7 +76,7 @@ def make_github(settings: Settings) -> github.Github:
         per_page=100,
         seconds_between_requests=0,
         seconds_between_writes=SECONDS_BETWEEN_WRITES,
-        retry=GithubRetry(total=RETRIES),
+        retry=BoundedRetry(total=RETRIES),
     )
 
 
@@ -58,6 +101,10 @@ def github_error(exc: Exception, doing: str, settings: Settings) -> GitHubError:
         return GitHubError(f"GitHub failed while {doing} ({status} {message}) after {RETRIES} retries; "
                            "try again later.")
     if isinstance(exc, RetryError):  # PyGithub's retries ran out on 5xx/rate-limit answers
+        reason = str(exc)
+        if "403" in reason or "429" in reason:
+            return GitHubError(f"GitHub rate limit hit while {doing} (still limited after {RETRIES} retries): "
+                               "wait a few minutes and re-run, or use a token with a higher limit.")
         return GitHubError(f"GitHub failed while {doing} (server errors after {RETRIES} retries); try again later.")
     if isinstance(exc, RequestException):
         return GitHubError(f"could not reach GitHub at {settings.github_api_url} while {doing} "
@@ -104,17 +151,26 @@ def own_login(gh: github.Github, settings: Settings) -> str:
     """
     if settings.own_login:
         return settings.own_login
+    graphql_failure: GitHubError | None = None
     try:
         data, _ = graphql(graphql_reader(gh), settings, VIEWER_QUERY, {}, "asking who the token belongs to")
         login = (data.get("viewer") or {}).get("login")
         if login:
             return str(login)
-    except GitHubError:
-        pass  # fall through to REST: some GHES installs or proxies do not serve GraphQL
+    except GitHubError as exc:
+        graphql_failure = exc  # fall through to REST: some GHES installs or proxies do not serve GraphQL
     try:
         _, user = gh.requester.requestJsonAndCheck("GET", "/user")
         return str(user["login"])
     except (github.GithubException, RequestException, KeyError, TypeError) as exc:
+        if graphql_failure is not None:
+            # GET /user always refuses workflow/App tokens, so the GraphQL failure is often the real cause.
+            raise GitHubError(
+                f"cannot tell which account the GitHub token belongs to. GraphQL viewer: {graphql_failure} "
+                f"GET /user: {getattr(exc, 'status', type(exc).__name__)}. If GitHub is only briefly unavailable, "
+                "re-run the job; otherwise set the `own-login` input to the account that writes the comment "
+                "(github-actions[bot] for the workflow token)."
+            ) from None
         raise GitHubError(
             "cannot tell which account the GitHub token belongs to (GraphQL viewer and GET /user both "
             f"failed: {getattr(exc, 'status', type(exc).__name__)}); set the `own-login` input to the "
