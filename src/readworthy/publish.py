@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -31,6 +32,10 @@ log = logging.getLogger(__name__)
 COMMENT_LIMIT = 65_536
 VERDICT_LABEL_PREFIX = "readworthy:"
 VERDICT_LABEL_COLORS = {Verdict.DEEP_READ: "5319e7", Verdict.SKIM: "0e8a16", Verdict.SKIP: "c5def5"}
+# After a create whose answer was lost, how long to look for the comment before creating it again:
+# the request may still be landing on GitHub's side.
+LOST_CREATE_GRACE_S = 3.0
+LOST_CREATE_POLL_S = 0.5
 TRIM_NOTE = "\n\n_Trimmed: this comment exceeded GitHub's 65,536-character limit; the end was cut._\n"
 
 # Errors a network call can end in. RetryError is what PyGithub raises once *its* retries run out.
@@ -133,7 +138,8 @@ def find_own_comments(issue: Issue, own_login: str) -> list[IssueComment]:
     except github.GithubException as exc:
         raise GitHubError(f"cannot list the comments of #{issue.number}: {exc.status} {exc.data}") from None
     except TRANSIENT as exc:
-        raise GitHubError(f"cannot list the comments of #{issue.number}: {type(exc).__name__}") from None
+        raise GitHubError(f"GitHub did not answer usably while listing the comments of #{issue.number} "
+                          f"({type(exc).__name__}, after retries); re-run the job") from None
 
 
 def find_existing_body(issue: Issue, own_login: str) -> tuple[IssueComment | None, str]:
@@ -191,6 +197,16 @@ def upsert_comment(gh: github.Github, repo: str, number: int, body: str, own_log
     return _create(issue, body, own_login)
 
 
+def _wait_for_own_comment(issue: Issue, own_login: str) -> list[IssueComment]:
+    """Our comments, polled for a few seconds: a timed-out create can appear after the timeout."""
+    deadline = time.monotonic() + LOST_CREATE_GRACE_S
+    while True:
+        ours = find_own_comments(issue, own_login)
+        if ours or time.monotonic() >= deadline:
+            return ours
+        time.sleep(LOST_CREATE_POLL_S)
+
+
 def _create(issue: Issue, body: str, own_login: str) -> CommentRef:
     created: IssueComment | None = None
     try:
@@ -203,7 +219,7 @@ def _create(issue: Issue, body: str, own_login: str) -> CommentRef:
         failure = exc
     if created is None:
         # The POST may have landed even though its answer was lost: look before trying once more.
-        ours = find_own_comments(issue, own_login)
+        ours = _wait_for_own_comment(issue, own_login)
         if not ours:
             try:
                 created = issue.create_comment(body)
@@ -222,7 +238,9 @@ def _create(issue: Issue, body: str, own_login: str) -> CommentRef:
     if created is not None and keep.id == created.id:
         return CommentRef(keep.id, keep.html_url, "created", removed)
     ref = _edit(keep, body)
-    return CommentRef(ref.id, ref.url, ref.action, removed)
+    # Found after a lost answer with our body already in it: this run's create landed after all.
+    action = "created" if created is None and ref.action == "unchanged" else ref.action
+    return CommentRef(ref.id, ref.url, action, removed)
 
 
 # --------------------------------------------------------------------------- labels and reactions
