@@ -214,7 +214,7 @@ def has_write_access(gh: github.Github, repo: str, login: str) -> bool:
     if not login:
         return False
     try:
-        permission = gh.get_repo(repo).get_collaborator_permission(login)
+        permission = publish.lazy_repo(gh, repo).get_collaborator_permission(login)
     except github.UnknownObjectException:
         return False  # not a collaborator
     except github.GithubException as exc:
@@ -226,7 +226,7 @@ def has_write_access(gh: github.Github, repo: str, login: str) -> bool:
 
 def _open_prs(gh: github.Github, repo: str) -> tuple[int, ...]:
     try:
-        pulls = gh.get_repo(repo).get_pulls(state="open", sort="created", direction="desc")
+        pulls = publish.lazy_repo(gh, repo).get_pulls(state="open", sort="created", direction="desc")
         numbers = []
         for pull in pulls:
             numbers.append(pull.number)

@@ -22,6 +22,7 @@ import requests
 from actions_toolkit import core  # type: ignore[import-untyped]
 from github.Issue import Issue
 from github.IssueComment import IssueComment
+from github.Repository import Repository
 
 from .errors import GitHubError, PublishError
 from .models import Verdict
@@ -126,6 +127,11 @@ def fit_comment(body: str, limit: int = COMMENT_LIMIT) -> str:
     return head + cut + TRIM_NOTE
 
 
+def lazy_repo(gh: github.Github, repo: str) -> Repository:
+    """The repository without a GET: objects made from it are fetched only when a field is read."""
+    return gh.withLazy(True).get_repo(repo)
+
+
 def _is_ours(comment: IssueComment, own_login: str) -> bool:
     user = comment.user.login if comment.user is not None else ""
     return user.lower() == own_login.lower() and has_marker(comment.body or "")
@@ -176,24 +182,48 @@ def _edit(comment: IssueComment, body: str) -> CommentRef:
     return CommentRef(comment.id, comment.html_url, "edited")
 
 
-def upsert_comment(gh: github.Github, repo: str, number: int, body: str, own_login: str) -> CommentRef:
-    """Create or edit our one comment on PR `number`. Raises PublishError (CommentBlocked) on refusal."""
+class _Unknown:
+    pass
+
+
+UNKNOWN = _Unknown()
+
+
+def upsert_comment(
+    gh: github.Github,
+    repo: str,
+    number: int,
+    body: str,
+    own_login: str,
+    existing: IssueComment | None | _Unknown = UNKNOWN,
+) -> CommentRef:
+    """Create or edit our one comment on PR `number`. Raises PublishError (CommentBlocked) on refusal.
+
+    `existing`: our comment as the caller just found it (None: none), to save listing again;
+    a concurrent run's duplicate is still removed by the re-check after any create.
+    """
     if not body.strip() or not has_marker(body):
         # An empty or state-less body would orphan or blank the existing comment: refuse, keep what is there.
         raise PublishError("refusing to publish a comment without readworthy's hidden state (a bug)")
     body = fit_comment(body)
     try:
-        issue = gh.get_repo(repo).get_issue(number)
+        issue = lazy_repo(gh, repo).get_issue(number)
     except github.GithubException as exc:
         raise describe_refusal(exc, f"read {repo}#{number}") from None
     except TRANSIENT as exc:
         raise _transient(exc, f"read {repo}#{number}") from None
 
-    ours = find_own_comments(issue, own_login)
+    ours = find_own_comments(issue, own_login) if isinstance(existing, _Unknown) else [c for c in [existing] if c]
     if ours:
-        ref = _edit(ours[0], body)
-        removed = _delete_duplicates(ours[0], ours)
-        return CommentRef(ref.id, ref.url, ref.action, removed)
+        try:
+            ref = _edit(ours[0], body)
+        except CommentBlocked as exc:
+            if exc.reason != "not-found":
+                raise
+            # Deleted since it was listed: fall through and create a new one.
+        else:
+            removed = _delete_duplicates(ours[0], ours)
+            return CommentRef(ref.id, ref.url, ref.action, removed)
     return _create(issue, body, own_login)
 
 
@@ -260,7 +290,7 @@ def set_verdict_label(gh: github.Github, repo: str, number: int, verdict: Verdic
     if wanted in current and not any(n.startswith(VERDICT_LABEL_PREFIX) and n != wanted for n in current):
         return
     try:
-        gh_repo = gh.get_repo(repo)
+        gh_repo = lazy_repo(gh, repo)
         try:
             gh_repo.get_label(wanted)
         except github.UnknownObjectException:
@@ -279,7 +309,7 @@ def set_verdict_label(gh: github.Github, repo: str, number: int, verdict: Verdic
 def remove_label(gh: github.Github, repo: str, number: int, name: str) -> bool:
     """Remove `name` from the PR (the trigger label, so it can be applied again). False if absent."""
     try:
-        gh.get_repo(repo).get_issue(number).remove_from_labels(name)
+        lazy_repo(gh, repo).get_issue(number).remove_from_labels(name)
     except github.GithubException as exc:
         if exc.status == 404:
             return False
@@ -292,7 +322,7 @@ def remove_label(gh: github.Github, repo: str, number: int, name: str) -> bool:
 def react(gh: github.Github, repo: str, number: int, comment_id: int, content: str = "eyes") -> None:
     """Acknowledge a /readworthy command with a reaction on the comment."""
     try:
-        gh.get_repo(repo).get_issue(number).get_comment(comment_id).create_reaction(content)
+        lazy_repo(gh, repo).get_issue(number).get_comment(comment_id).create_reaction(content)
     except github.GithubException as exc:
         raise describe_refusal(exc, "react to the command comment") from None
     except TRANSIENT as exc:

@@ -20,6 +20,7 @@ from typing import Literal
 
 import github
 import openai
+from github.IssueComment import IssueComment
 from actions_toolkit import core  # type: ignore[import-untyped]
 
 from . import gather, github_api, publish
@@ -75,7 +76,7 @@ class ReviewOutcome:
 
 def _pr_info(gh: github.Github, repo: str, number: int) -> PullRequestInfo:
     try:
-        pull = gh.get_repo(repo).get_pull(number)
+        pull = publish.lazy_repo(gh, repo).get_pull(number)
     except github.GithubException as exc:
         raise GitHubError(f"cannot read {repo}#{number}: GitHub answered {exc.status} (does it exist?)") from None
     user = pull.user
@@ -204,9 +205,10 @@ def _review(
         return ReviewOutcome(number, "skipped", skipped_reason=code, message=why)
 
     existing_body = ""
+    existing: IssueComment | None = None
     if not request.dry_run or own_login:
-        issue = gh.get_repo(repo).get_issue(number)
-        _, existing_body = publish.find_existing_body(issue, own_login)
+        issue = publish.lazy_repo(gh, repo).get_issue(number)
+        existing, existing_body = publish.find_existing_body(issue, own_login)
     previous = decode_state(existing_body)
     # Packing is cheap and pure; its hash is the one the Report will carry (over the cleaned context).
     prompt = pack_prompt(ctx, settings)
@@ -239,7 +241,7 @@ def _review(
     if request.dry_run:
         return ReviewOutcome(number, "dry-run", **outcome_base)  # type: ignore[arg-type]
     try:
-        ref = publish.upsert_comment(gh, repo, number, render_comment(report), own_login)
+        ref = publish.upsert_comment(gh, repo, number, render_comment(report), own_login, existing)
     except publish.CommentBlocked as exc:
         return ReviewOutcome(number, "blocked", message=str(exc), **outcome_base)  # type: ignore[arg-type]
     if settings.verdict_labels:

@@ -1,0 +1,101 @@
+"""Bench: what each kind of `readworthy action` run costs, against the tests' GitHub and OpenAI servers.
+
+    .venv/bin/python bench/action_runs.py
+
+For a realistic discussed PR, one row per run of a typical PR's life: GitHub reads and writes, model
+calls and tokens, our comments on the PR afterwards, and wall time. The cost goal (issue #6): a push
+that does not change the content makes 0 model calls; every run leaves exactly one comment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "src"))
+
+from action_run import GOOD_DIGEST, KEY, REPO, comment_payload, own_comments, pr_payload  # noqa: E402
+from servers.github_fixtures import seed_discussed_pr  # noqa: E402
+from servers.github_server import GitHubServer  # noqa: E402
+from servers.github_state import WORKFLOW_TOKEN, PRFile  # noqa: E402
+from servers.openai_server import OpenAIServer  # noqa: E402
+
+from readworthy.action import run_action  # noqa: E402
+
+
+def run_once(gh: GitHubServer, ai: OpenAIServer, workdir: Path, event: str, payload: Any) -> dict[str, Any]:
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "event.json").write_text(json.dumps(payload))
+    (workdir / "out").write_text("")
+    (workdir / "summary.md").write_text("")
+    for key in [k for k in os.environ if k.startswith(("GITHUB_", "INPUT_", "OPENAI_"))]:
+        del os.environ[key]
+    os.environ.update({
+        "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(workdir / "event.json"), "GITHUB_REPOSITORY": REPO,
+        "GITHUB_API_URL": gh.api_url, "GITHUB_GRAPHQL_URL": gh.graphql_url, "GITHUB_OUTPUT": str(workdir / "out"),
+        "GITHUB_STEP_SUMMARY": str(workdir / "summary.md"), "INPUT_GITHUB-TOKEN": WORKFLOW_TOKEN,
+        "INPUT_OPENAI-API-KEY": KEY, "INPUT_OPENAI-BASE-URL": ai.url, "INPUT_MODEL": "gpt-4.1-mini",
+    })
+    gh.clear_log()
+    calls_before = len(ai.chat_requests)
+    start = time.perf_counter()
+    devnull = open(os.devnull, "w")  # noqa: SIM115  (the action's ::commands:: are not the bench's output)
+    stdout, sys.stdout = sys.stdout, devnull
+    try:
+        code = run_action(os.environ)
+    finally:
+        sys.stdout = stdout
+        devnull.close()
+    wall = time.perf_counter() - start
+    writes = sum(1 for r in gh.requests if r.is_write)
+    return {"code": code, "reads": len(gh.requests) - writes, "writes": writes,
+            "model_calls": len(ai.chat_requests) - calls_before, "wall": wall}
+
+
+def main() -> None:
+    gh = GitHubServer().start()
+    ai = OpenAIServer().start()
+    try:
+        seeded = seed_discussed_pr(gh)
+        gh.repo(REPO).permissions["maya"] = "write"
+        ai.add_json(GOOD_DIGEST, prompt_tokens=9000, completion_tokens=500, times=3)
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp)
+            rows: list[tuple[str, dict[str, Any]]] = []
+            rows.append(("opened", run_once(gh, ai, work / "1", "pull_request_target", pr_payload(seeded.pr, "opened"))))
+            for i in range(3):
+                seeded.pr.head_sha = f"{i + 1:x}" * 40  # rebases / force-pushes with the same patch
+                sync = pr_payload(seeded.pr, "synchronize")
+                rows.append((f"synchronize, same patch #{i + 1}", run_once(gh, ai, work / f"s{i}", "pull_request_target", sync)))
+            seeded.pr.files.append(PRFile("vllm/v1/worker/gpu_worker.py", additions=1, patch="@@ -1 +1,2 @@\n x\n+y\n"))
+            rows.append(("synchronize, new commit", run_once(gh, ai, work / "c", "pull_request_target",
+                                                              pr_payload(seeded.pr, "synchronize"))))
+            seeded.pr.labels.append("readworthy")
+            rows.append(("labeled readworthy (forced)", run_once(gh, ai, work / "l", "pull_request_target",
+                                                                  pr_payload(seeded.pr, "labeled", label={"name": "readworthy"}))))
+            cmd = gh.add_comment(REPO, seeded.number, "rita", "/readworthy refresh")
+            rows.append(("/readworthy by a reader", run_once(gh, ai, work / "r", "issue_comment",
+                                                              comment_payload(seeded.number, "rita", cmd.body, cmd.id))))
+            cmd = gh.add_comment(REPO, seeded.number, "maya", "/readworthy")
+            rows.append(("/readworthy by a writer", run_once(gh, ai, work / "w", "issue_comment",
+                                                              comment_payload(seeded.number, "maya", cmd.body, cmd.id))))
+        print(f"{'run':32} {'exit':>4} {'GH reads':>8} {'GH writes':>9} {'model calls':>11} {'wall s':>7}")
+        for name, r in rows:
+            print(f"{name:32} {r['code']:>4} {r['reads']:>8} {r['writes']:>9} {r['model_calls']:>11} {r['wall']:>7.2f}")
+        print(f"our comments on the PR afterwards: {len(own_comments(gh, seeded.number))}")
+        print(f"model calls in total: {len(ai.chat_requests)} for {len(rows)} runs")
+    finally:
+        gh.stop()
+        ai.stop()
+
+
+if __name__ == "__main__":
+    main()
