@@ -22,13 +22,13 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "src"))
 
-from action_run import GOOD_DIGEST, KEY, REPO, comment_payload, own_comments, pr_payload  # noqa: E402
-from servers.github_fixtures import seed_discussed_pr  # noqa: E402
-from servers.github_server import GitHubServer  # noqa: E402
-from servers.github_state import WORKFLOW_TOKEN, PRFile  # noqa: E402
-from servers.openai_server import OpenAIServer  # noqa: E402
+from action_run import GOOD_DIGEST, KEY, REPO, comment_payload, own_comments, pr_payload
+from servers.github_fixtures import seed_discussed_pr
+from servers.github_server import GitHubServer
+from servers.github_state import WORKFLOW_TOKEN, PRFile
+from servers.openai_server import OpenAIServer
 
-from readworthy.action import run_action  # noqa: E402
+from readworthy.action import run_action
 
 
 def run_once(gh: GitHubServer, ai: OpenAIServer, workdir: Path, event: str, payload: Any) -> dict[str, Any]:

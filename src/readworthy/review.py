@@ -20,8 +20,8 @@ from typing import Literal
 
 import github
 import openai
-from github.IssueComment import IssueComment
 from actions_toolkit import core  # type: ignore[import-untyped]
+from github.IssueComment import IssueComment
 
 from . import gather, github_api, publish
 from .config import Settings
