@@ -234,3 +234,22 @@ def test_secrets_are_masked_and_never_printed(
     assert "::group::readworthy: prompt" in result.stdout
     body = own_comments(github_server, pr.number)[0].body
     assert KEY not in body and KEY not in result.summary
+
+
+def test_retries_running_out_on_the_edit_keep_the_comment(
+    github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PyGithub raises requests' RetryError (not GithubException) once its retries run out."""
+    pr = simple_pr(github_server)
+    env = action_env(github_server, tmp_path / "1", "pull_request_target", pr_payload(pr, "opened"))
+    assert run(monkeypatch, capsys, env).code == 0
+    before = own_comments(github_server, pr.number)[0].body
+    pr.body = "Retries twice on 503 now."  # new inputs: the run wants to edit the comment
+    github_server.inject("PATCH", r"/issues/comments/\d+$", status=502, times=None)
+    env = action_env(github_server, tmp_path / "2", "pull_request_target", pr_payload(pr, "synchronize"),
+                     inputs={"fail-on-error": "true"})
+    result = run(monkeypatch, capsys, env)
+    assert result.code == 1
+    assert github_server.count("PATCH", r"/issues/comments/\d+$") >= 2  # retried, bounded
+    assert "Failed" in result.summary and "Traceback" not in result.stdout
+    assert own_comments(github_server, pr.number)[0].body == before

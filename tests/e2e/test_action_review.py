@@ -173,3 +173,38 @@ def test_console_script_in_a_subprocess(github_server: GitHubServer, tmp_path: P
     assert len(ours) == 1 and "不必精读" in ours[0].body or "值得" in ours[0].body
     assert "verdict<<" in (tmp_path / "output").read_text() and "## readworthy" in (tmp_path / "summary.md").read_text()
     assert "Traceback" not in proc.stderr
+
+
+def test_dispatch_all_open_reviews_only_open_prs(
+    github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    opened = [github_server.add_pr(REPO, f"Open {i}", "", user="alice",
+                                   files=[PRFile(f"vllm/a{i}.py", additions=1, patch="@@ -1 +1 @@\n-a\n+b\n")])
+              for i in range(2)]
+    closed = github_server.add_pr(REPO, "Closed", "", user="alice", state="closed", files=[PRFile("x.py")])
+    result = run(monkeypatch, capsys, action_env(github_server, tmp_path, "workflow_dispatch",
+                                                 {"inputs": {"all-open": "true"}}))
+    assert result.code == 0
+    assert [len(own_comments(github_server, pr.number)) for pr in opened] == [1, 1]
+    assert own_comments(github_server, closed.number) == []
+
+
+@pytest.mark.parametrize(("config", "pr_kwargs", "code"), [
+    ("skip_labels: [no-readworthy]\n", {"labels": ["no-readworthy"]}, "skip-label"),
+    ("skip_authors: [release-bot]\n", {"user": "release-bot"}, "skip-author"),
+    ("skip_base_branches: ['release/*']\n", {"base_ref": "release/v0.9"}, "skip-base-branch"),
+    ("skip_paths: ['docs/**']\n", {}, "skip-paths"),
+])
+def test_config_skips_from_the_base_branch(
+    config: str, pr_kwargs: dict[str, object], code: str, github_server: GitHubServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    github_server.repo(REPO)
+    base = str(pr_kwargs.get("base_ref", "main"))
+    github_server.set_file(REPO, base, ".github/readworthy.yml", config)
+    pr = github_server.add_pr(REPO, "Docs: fix a link", "", **{"user": "alice", **pr_kwargs},  # type: ignore[arg-type]
+                              files=[PRFile("docs/usage/cpu.md", additions=1, patch="@@ -1 +1 @@\n-a\n+b\n")])
+    result = run(monkeypatch, capsys, action_env(github_server, tmp_path, "pull_request_target",
+                                                 pr_payload(pr, "opened")))
+    assert result.code == 0 and result.outputs["skipped-reason"] == code
+    assert own_comments(github_server, pr.number) == [] and f"`{code}`" in result.summary
