@@ -242,7 +242,7 @@ def _decisions(sig: Signals, verdict: Verdict, language: str) -> list[Decision]:
             title=_clip(phrase(language, "d_definitions_title", file=r.change.path.rsplit("/", 1)[-1]), 160),
             explanation=_clip(phrase(language, "d_definitions", names=_code_names(r.definitions, 4, language),
                                      more=phrase(language, "d_more", n=more) if more > 0 else ""), 900),
-            references=[r.change.path, *(f"{r.change.path}::{n}" for n in r.definitions[:3])],
+            references=[r.change.path, f"{r.change.path}::{r.definitions[0]}"],
         ))
     if sig.kernel_files and len(out) < 4 and not any(p in sig.kernel_files for d in out for p in d.references):
         paths = list(sig.kernel_files[:3])

@@ -184,7 +184,7 @@ def test_zh_cn_writes_localised_sentences_and_keeps_code_names() -> None:
     en = heuristic_digest(_small_fix(), NO_COVERAGE, "en")
     zh = heuristic_digest(_small_fix(), NO_COVERAGE, "zh-CN")
     assert zh.verdict == en.verdict
-    assert zh.reason.startswith("值得快速浏览") and "Worth" not in zh.reason
+    assert zh.reason.startswith("它") and "看不出更大范围的设计变化" in zh.reason and "It " not in zh.reason
     assert zh.start_reading == en.start_reading  # code names stay as they are
     pin = PRContext(title="x", files=[_file("requirements/a.txt", ["a==2"], ["a==1"])])
     assert "依赖" in heuristic_digest(pin, NO_COVERAGE, "zh-CN").reason
