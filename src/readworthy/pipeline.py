@@ -13,8 +13,12 @@ import openai
 from .analyze import analyze
 from .config import Settings
 from .models import PRContext, Report
-from .pack import pack_prompt
+from .pack import pack_prompt, prepare_material
 
 
 def review_context(ctx: PRContext, settings: Settings, client: openai.OpenAI | None) -> Report:
-    return analyze(pack_prompt(ctx, settings), ctx, settings, client)
+    prompt = pack_prompt(ctx, settings)
+    # The analyzer (model grounding, the heuristic, the Report's title) gets the same cleaned,
+    # redacted context the model saw: a secret in a PR title must not reach the comment or its state.
+    clean = prepare_material(ctx).ctx
+    return analyze(prompt, clean, settings, client)
