@@ -93,7 +93,8 @@ def leaked(text: str) -> list[str]:
 
 # --------------------------------------------------------------------------- checking a rendered comment
 
-_CODE = re.compile(r"(`+).*?\1", re.S)
+# A code span: a backtick run not escaped with "\\", up to the same run (CommonMark lets it span lines).
+_CODE = re.compile(r"(?<![\\`])(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
 _OWN_TAGS = re.compile(r"</?details>|</?summary>")
 
 
@@ -121,7 +122,7 @@ def comment_problems(body: str, host: str) -> list[str]:
         problems.append("<details> opened or closed other than once")
     if "![" in plain.replace("\\[", ""):
         problems.append("an image")
-    for url in re.findall(r"\]\(([^)\s]+)", plain) + re.findall(r"(?<![`\w])(?:https?://|www\.)[^\s)<>`]+", plain):
+    for url in re.findall(r"(?<!\\)\]\(([^)\s]+)", plain) + re.findall(r"(?<![`\w])(?:https?://|www\.)[^\s)<>`]+", plain):
         if not re.match(rf"https?://{re.escape(host)}(?:[:/]|$)", url):
             problems.append(f"a link off the repository's host: {url[:60]}")
     for line in lines:
