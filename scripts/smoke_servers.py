@@ -10,7 +10,7 @@ writes the event payload and the runner's file-command files into a directory mo
 GitHub's runner does for Docker actions), sets GITHUB_* and INPUT_* (hyphens kept, defaults taken from
 action.yml) and runs the image's own ENTRYPOINT. Then it checks what the servers recorded: exactly one
 comment carrying the marker, by the workflow token's login; one model call; the step outputs; no
-secret in the container's output. A second, forced run must edit that comment, not add another.
+secret (API key, token) in the container's output. A second, forced run must edit that comment, not add another.
 Exit 0 on success, 1 with a message naming what failed.
 """
 
@@ -242,7 +242,8 @@ def one_run(args: argparse.Namespace, gh: GitHubServer, mount: Path, run_id: int
     check(proc.returncode == 0, f"run {run_id}: `readworthy action` exited {proc.returncode} inside the container")
     # `::add-mask::SECRET` is the one line that must carry it: the runner masks it everywhere after.
     shown = [line for line in (proc.stdout + proc.stderr).splitlines() if not line.startswith("::add-mask::")]
-    check(not any(API_KEY in line for line in shown), f"run {run_id}: the API key appeared in the container's output")
+    for secret, what in ((API_KEY, "the openai-api-key"), (WORKFLOW_TOKEN, "the github-token")):
+        check(not any(secret in line for line in shown), f"run {run_id}: {what} appeared in the container's output")
     outputs = parse_outputs(mount / "file_commands" / f"set_output_{run_id}")
     return proc, outputs, elapsed
 
