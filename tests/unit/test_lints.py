@@ -34,7 +34,7 @@ def tool(name: str) -> str:
 
 
 def run_tool(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(args, check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
 def action() -> dict:
@@ -163,9 +163,11 @@ def outputs_written(trees: dict[str, ast.Module]) -> set[str]:
             if isinstance(node, ast.FunctionDef) and node.name == "_outputs":
                 for ret in ast.walk(node):
                     if isinstance(ret, ast.Return) and isinstance(ret.value, ast.Dict):
-                        names |= {k.value for k in ret.value.keys if isinstance(k, ast.Constant)}
+                        names |= {k.value for k in ret.value.keys
+                                  if isinstance(k, ast.Constant) and isinstance(k.value, str)}
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "set_output" and node.args and isinstance(node.args[0], ast.Constant)):
+                    and node.func.attr == "set_output" and node.args and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)):
                 names.add(node.args[0].value)
     return names
 
