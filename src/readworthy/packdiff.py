@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .classify import (
@@ -25,6 +25,7 @@ from .classify import (
     Classifier,
     FileKind,
     defined_names,
+    definition_name,
     touched_definitions,
     value_of,
 )
@@ -40,6 +41,8 @@ MIN_FILE_CAP = 250  # ... but never less than this many tokens
 CONTEXT_LINES = 3  # unchanged lines kept around each change in a condensed hunk
 MAX_ADDED_RUN = 60  # longer runs of added lines keep their head and tail
 MAX_REMOVED_RUN = 4  # longer runs of removed lines collapse to a count
+MOVE_MIN_LINES = 4  # a block this long, removed here and added there, is a move
+MOVE_SCAN_MAX_LINES = 60_000  # above this many changed lines, moves are not searched for
 MIN_USEFUL_PIECE = 24  # below this nothing (header + a hunk) fits: stop trying
 MIN_TRUNCATED_HUNK = 80  # a cut hunk shorter than this says too little to be worth its header
 CHARS_PER_TOKEN_CEILING = 8  # text longer than budget * this cannot fit; do not bother counting it
@@ -129,9 +132,53 @@ def split_hunks(patch: str) -> list[str]:
     return [h.rstrip("\n") for h in _HUNK_SPLIT_RE.split(patch) if h.startswith("@@ ")]
 
 
-def condense_hunk(hunk: str) -> str:
+def _run_key(run: Sequence[str]) -> str:
+    """Identity of a block of changed lines regardless of sign and indentation."""
+    return hashlib.sha1("\n".join(line[1:].strip() for line in run).encode("utf-8", "replace")).hexdigest()
+
+
+def _changed_runs(patch: str) -> list[tuple[str, list[str]]]:
+    """Runs of consecutive added (or removed) lines, at least MOVE_MIN_LINES long, with their sign."""
+    runs: list[tuple[str, list[str]]] = []
+    current: list[str] = []
+    sign = ""
+    for line in patch.split("\n"):
+        first = line[:1]
+        if first in ("+", "-") and first == sign:
+            current.append(line)
+            continue
+        if len(current) >= MOVE_MIN_LINES:
+            runs.append((sign, current))
+        current, sign = ([line], first) if first in ("+", "-") else ([], "")
+    if len(current) >= MOVE_MIN_LINES:
+        runs.append((sign, current))
+    return runs
+
+
+def find_moves(files: Sequence[FileChange]) -> dict[tuple[str, str], str]:
+    """Blocks removed in one place and added in another (code moved between or inside files):
+    (sign, block key) -> the path holding the other side. Bounded: skipped on very large PRs,
+    where a line-by-line pass would cost more than the rest of packing."""
+    if sum(f.additions + f.deletions for f in files) > MOVE_SCAN_MAX_LINES:
+        return {}
+    seen: dict[tuple[str, str], str] = {}
+    for change in files:
+        if not change.patch or change.additions == 0 and change.deletions == 0:
+            continue
+        for sign, run in _changed_runs(change.patch):
+            seen.setdefault((sign, _run_key(run)), change.path)
+    moves: dict[tuple[str, str], str] = {}
+    for (sign, key), path in seen.items():
+        other = seen.get(("-" if sign == "+" else "+", key))
+        if other is not None:
+            moves[(sign, key)] = other
+    return moves
+
+
+def condense_hunk(hunk: str, moves: Mapping[tuple[str, str], str] | None = None) -> str:
     """Keep the header and changed lines; shrink unchanged stretches to CONTEXT_LINES around changes,
-    long removed runs to a count, and very long added runs to their head and tail."""
+    long removed runs to a count, very long added runs to their head and tail, and blocks that
+    moved (the same lines removed here and added elsewhere, or the reverse) to one line."""
     lines = hunk.split("\n")
     header, body = lines[0], lines[1:]
     out = [header]
@@ -149,7 +196,13 @@ def condense_hunk(hunk: str) -> str:
             while j < n and body[j][:1] == kind:
                 j += 1
             run = body[i:j]
-            if kind == "-" and len(run) > MAX_REMOVED_RUN:
+            other = moves.get((kind, _run_key(run))) if moves and len(run) >= MOVE_MIN_LINES else None
+            if other is not None:
+                where = "to" if kind == "-" else "from"
+                names = [n for n in (definition_name(line[1:]) for line in run) if n]
+                defines = f"; defines {', '.join(names)}" if names else ""
+                out.append(f"{kind}... ({len(run)} lines moved {where} {other}{defines})")
+            elif kind == "-" and len(run) > MAX_REMOVED_RUN:
                 out += run[:2] + [f"-... ({len(run) - 2} more removed lines)"]
             elif kind == "+" and len(run) > MAX_ADDED_RUN:
                 head, tail = run[: MAX_ADDED_RUN - 10], run[-5:]
@@ -262,6 +315,7 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
         elif r.change.patch:
             states.append(_FileState(r, file_header(r)))
 
+    moves = find_moves([st.rank.change for st in states])
     # renames, deletions and repeated edits: a line each, charged first (they are cheap and say a
     # lot), but never more than SUMMARY_SHARE of the section
     summary, one_line_full, repeat_lines = _one_liners(one_liners, ranked, spend, int(limit * SUMMARY_SHARE))
@@ -270,17 +324,17 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
     for st in states:
         if spend.left < MIN_USEFUL_PIECE:
             break
-        _grow(st, min(cap, spend.left), spend)
+        _grow(st, min(cap, spend.left), spend, moves=moves)
     for st in states:
         if spend.left < MIN_USEFUL_PIECE:
             break
         if not st.full:
-            _grow(st, st.tokens + spend.left, spend)
+            _grow(st, st.tokens + spend.left, spend, moves=moves)
     for st in states:
         if spend.left < MIN_TRUNCATED_HUNK:
             break
         if not st.full:
-            _grow(st, st.tokens + spend.left, spend, cut_last=True)
+            _grow(st, st.tokens + spend.left, spend, cut_last=True, moves=moves)
 
     present = [st for st in states if st.full or st.chosen]
     blocks = [_render_file(st) for st in present]
@@ -294,7 +348,10 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
     return DiffPack("\n\n".join(b for b in [*blocks, extra] if b), frozenset(full), frozenset(partial))
 
 
-def _grow(st: _FileState, allowance: int, spend: _Spender, cut_last: bool = False) -> None:
+def _grow(
+    st: _FileState, allowance: int, spend: _Spender, cut_last: bool = False,
+    moves: Mapping[tuple[str, str], str] | None = None,
+) -> None:
     """Spend up to `allowance` tokens (in total) on this file: the whole patch if it fits, else hunks."""
     room_now = min(allowance - st.tokens, spend.left)
     if st.full or room_now <= 0 or (st.gave_up_at is not None and room_now <= st.gave_up_at and not cut_last):
@@ -310,7 +367,7 @@ def _grow(st: _FileState, allowance: int, spend: _Spender, cut_last: bool = Fals
             st.tokens, st.full = whole, True
             return
     if st.hunks is None:
-        st.hunks = [condense_hunk(h) for h in split_hunks(patch)]
+        st.hunks = [condense_hunk(h, moves) for h in split_hunks(patch)]
         with_defs = [i for i, h in enumerate(st.hunks) if _has_definition(h, st.rank.names)]
         st.order = with_defs + [i for i in range(len(st.hunks)) if i not in set(with_defs)]
     whole_failed = st.whole_tokens is not None

@@ -25,6 +25,7 @@ from readworthy.models import (
     ThreadComment,
 )
 from readworthy.pack import allocate, messages_tokens, pack_prompt, section_shares
+from readworthy.packdiff import condense_hunk, find_moves
 from readworthy.tokens import estimating_counter, get_token_counter
 
 COUNTER = get_token_counter("gpt-4.1-mini")
@@ -349,3 +350,17 @@ def test_real_license_churn_composite(vllm_fixtures: Path) -> None:
                  "vllm/v1/worker/mamba_utils.py", "tests/kernels/mamba/test_memcpy_u64_tiled.py"):
         assert name in text
     assert re.search(r"the same edit as \S+ also in \d{3} other files", text)
+
+
+def test_moved_blocks_collapse_to_one_line_each_side() -> None:
+    block = ["def shared_helper(value):", "    doubled = value * 2", "    shifted = doubled + 1", "    return shifted"]
+    old = FileChange(path="engine/old_home.py", deletions=4,
+                     patch="@@ -10,6 +10,2 @@ class Old:\n context\n" + "\n".join("-" + l for l in block) + "\n context")
+    new = FileChange(path="engine/new_home.py", additions=4,
+                     patch="@@ -0,0 +1,4 @@\n" + "\n".join("+" + l for l in block))
+    moves = find_moves([old, new])
+    assert condense_hunk(old.patch or "", moves).endswith(
+        "-... (4 lines moved to engine/new_home.py; defines shared_helper)\n context")
+    assert condense_hunk(new.patch or "", moves) == (
+        "@@ -0,0 +1,4 @@\n+... (4 lines moved from engine/old_home.py; defines shared_helper)")
+    assert find_moves([old]) == {}
