@@ -36,6 +36,7 @@ REPEAT_MIN_FILES = 4  # the same edit in this many files is "repeated"
 REPEAT_MAX_LINES = 40  # only small edits count as repeated (a big identical change is unusual)
 SUMMARY_SHARE = 0.15  # at most this part goes to one-line summaries (renames, deletions, repeats)
 MAX_TOUCHED_NAMES = 8  # functions touched by hunks listed per file in the index
+TOUCHED_KEPT_WHEN_SHORT = 20  # when the index must shrink, only the top files keep those lists
 PER_FILE_SHARE = 0.3  # first pass: one file gets at most this part of the diff section
 MIN_FILE_CAP = 250  # ... but never less than this many tokens
 CONTEXT_LINES = 3  # unchanged lines kept around each change in a condensed hunk
@@ -491,7 +492,14 @@ def render_file_list(
     head_cost = counter.count(head) + 1
     if head_cost + sum(line_costs) <= limit:
         return head + "\n" + "\n".join(lines)
-    # Keep the first k lines (highest value) individually, fold the rest; find the largest k that fits.
+    # Too long: below the top files, drop the "changes:" lists (paths and new names matter more),
+    # then keep the first k lines (highest value) individually and fold the rest into directory
+    # groups; find the largest k that fits.
+    for i in range(TOUCHED_KEPT_WHEN_SHORT, len(ranked)):
+        if ranked[i].touched:
+            lines[i] = _file_line(ranked[i], full, partial, shown, with_touched=False)
+            by_path[ranked[i].change.path] = lines[i]
+            line_costs[i] = counter.count(lines[i]) + 1
     prefix = [0]
     for cost in line_costs:
         prefix.append(prefix[-1] + cost)
@@ -517,7 +525,13 @@ def render_file_list(
     return best
 
 
-def _file_line(r: RankedFile, full: frozenset[str], partial: frozenset[str], shown: frozenset[str] = frozenset()) -> str:
+def _file_line(
+    r: RankedFile,
+    full: frozenset[str],
+    partial: frozenset[str],
+    shown: frozenset[str] = frozenset(),
+    with_touched: bool = True,
+) -> str:
     c = r.change
     path = f"{c.previous_path} -> {c.path}" if c.previous_path else c.path
     seen = " diff:full" if c.path in full else " diff:partial" if c.path in partial else ""
@@ -528,7 +542,7 @@ def _file_line(r: RankedFile, full: frozenset[str], partial: frozenset[str], sho
     if names or r.names:
         in_diff = len(r.names) - len(names)
         line += " defines: " + ", ".join(names) + (f" (+{in_diff} in the diff)" if in_diff else "")
-    touched = [n for n in r.touched if n not in shown]
+    touched = [n for n in r.touched if n not in shown] if with_touched else []
     if touched:
         line += "; changes: " + ", ".join(touched)
     return line
