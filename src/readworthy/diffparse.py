@@ -199,7 +199,7 @@ class _Parser:
         lines, n = self.lines, len(self.lines)
         while self.i < n:
             line = lines[self.i]
-            if line.startswith("diff --git ") or line.startswith("diff --cc ") or line.startswith("diff --combined "):
+            if line.startswith(("diff --git ", "diff --cc ", "diff --combined ")):
                 self._start_file()
                 self._git_header(line)
             elif line.startswith("@@ ") and self.current is not None:
@@ -259,7 +259,7 @@ class _Parser:
             cur.copy, cur.old_path = True, unquote_path(line[len("copy from ") :])
         elif line.startswith("copy to "):
             cur.copy, cur.new_path = True, unquote_path(line[len("copy to ") :])
-        elif line.startswith("old mode ") or line.startswith("new mode "):
+        elif line.startswith(("old mode ", "new mode ")):
             cur.mode_change = True
         elif line.startswith("GIT binary patch"):
             cur.binary = True
@@ -423,8 +423,9 @@ def _merge_same_paths(files: list[FileChange]) -> list[FileChange]:
     for change in files:
         key = change.path
         first = merged.get(key)
-        if first is None and change.status == FileStatus.RENAMED and change.previous_path in merged:
-            first = merged.pop(change.previous_path)  # type: ignore[arg-type]
+        previous = change.previous_path
+        if first is None and change.status == FileStatus.RENAMED and previous is not None and previous in merged:
+            first = merged.pop(previous)
             origin = first.previous_path or first.path
             renamed_status = FileStatus.ADDED if first.status == FileStatus.ADDED else FileStatus.RENAMED
             first = first.model_copy(

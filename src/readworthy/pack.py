@@ -32,7 +32,6 @@ from .models import (
     Coverage,
     FileChange,
     FileStatus,
-    LinkedIssue,
     Message,
     PRContext,
     Prompt,

@@ -169,7 +169,7 @@ def find_moves(files: Sequence[FileChange]) -> dict[tuple[str, str], str]:
         for sign, run in _changed_runs(change.patch):
             seen.setdefault((sign, _run_key(run)), change.path)
     moves: dict[tuple[str, str], str] = {}
-    for (sign, key), path in seen.items():
+    for sign, key in seen:
         other = seen.get(("-" if sign == "+" else "+", key))
         if other is not None:
             moves[(sign, key)] = other
@@ -185,7 +185,7 @@ def condense_hunk(hunk: str, moves: Mapping[tuple[str, str], str] | None = None)
     out = [header]
     n = len(body)
     changed = [i for i, line in enumerate(body) if line[:1] in ("+", "-")]
-    near = set()
+    near: set[int] = set()
     for i in changed:
         near.update(range(max(0, i - CONTEXT_LINES), min(n, i + CONTEXT_LINES + 1)))
     i = 0
@@ -285,7 +285,7 @@ class _Spender:
     def too_long(self, length: int, room: int) -> bool:
         """True when a text of `length` characters will not fit `room` tokens: beyond the densest
         ratio seen (with a margin), or beyond 1.3x what the average ratio predicts."""
-        ceiling = CHARS_PER_TOKEN_CEILING
+        ceiling = float(CHARS_PER_TOKEN_CEILING)
         if self._samples >= 8:
             ceiling = min(ceiling, self._max_chars_per_token * 1.5)
             if length / (self._chars / self._tokens) > room * 1.3 + 16:
@@ -435,7 +435,7 @@ def _one_liners(
     ] + [(line, r, None) for r, line in one_liners]
     shown_groups: list[tuple[str, list[str]]] = []
     budget_end = spend.used + cap
-    for line, r, group in candidates:
+    for line, owner, group in candidates:
         cost = spend.cost(line)
         if spend.used + cost > budget_end or cost > spend.left:
             continue
@@ -443,8 +443,8 @@ def _one_liners(
         lines.append(line)
         if group is not None:
             shown_groups.append(group)
-        elif r is not None and (r.kind == FileKind.RENAMED or r.change.status == FileStatus.CHANGED):
-            complete.add(r.change.path)  # nothing more to see than the line says
+        elif owner is not None and (owner.kind == FileKind.RENAMED or owner.change.status == FileStatus.CHANGED):
+            complete.add(owner.change.path)  # nothing more to see than the line says
     return lines, complete, shown_groups
 
 

@@ -23,8 +23,10 @@ _TOKEN_RE = re.compile(
             r"(?P<gcp_oauth_token>\bya29\.[0-9A-Za-z_\-]{20,})",
             r"(?P<github_token>\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b)",
             r"(?P<github_pat>\bgithub_pat_[A-Za-z0-9_]{22,255}\b)",
-            r"(?P<openai_key>\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?(?=[A-Za-z0-9_\-]*\d)"
-            r"(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9_\-]))",
+            (
+                r"(?P<openai_key>\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?(?=[A-Za-z0-9_\-]*\d)"
+                r"(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9_\-]))"
+            ),
             r"(?P<slack_token>\bxox[abposre]-[A-Za-z0-9\-]{10,})",
             r"(?P<slack_webhook>https://hooks\.slack\.com/services/[A-Za-z0-9_/]{20,})",
             r"(?P<stripe_key>\b(?:sk|rk)_live_[A-Za-z0-9]{20,})",

@@ -111,7 +111,7 @@ def encoding_sources() -> dict[str, tuple[str, str]]:
     """encoding -> (blob URL, expected sha256), read from tiktoken's own registry when possible."""
     sources = dict(_FALLBACK_SOURCES)
     try:
-        from tiktoken_ext import openai_public
+        from tiktoken_ext import openai_public  # type: ignore[import-untyped]
     except ImportError:
         return sources
     for name in SHIPPED_ENCODINGS:
