@@ -32,8 +32,7 @@ SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a
 PRIMARY = {"message": "API rate limit exceeded for installation ID 4242.",
            "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}
 PULL = r"/pulls/\d+$"  # only read when the event payload does not describe the PR (dispatch, comments)
-REPO_GET = r"^/repos/[^/]+/[^/]+$"
-ISSUE_GET = r"^/repos/[^/]+/[^/]+/issues/\d+$"
+CONFIG_GET = r"/contents/\.github/readworthy\.yml$"
 FILES = r"/pulls/\d+/files$"
 GRAPHQL = r"^/graphql$"
 LIST_COMMENTS = r"/issues/\d+/comments$"
@@ -82,7 +81,7 @@ def review(server: GitHubServer, pr: PullRequest, **extra: Any):  # type: ignore
 
 
 TRANSIENT_FAULTS: list[tuple[str, str, str, dict[str, Any]]] = [
-    ("rest-500", "GET", REPO_GET, {"status": 500, "times": 2}),
+    ("rest-500", "GET", CONFIG_GET, {"status": 500, "times": 2}),
     ("rest-502-files", "GET", FILES, {"status": 502, "times": 2}),
     ("rest-503-comments", "GET", LIST_COMMENTS, {"status": 503, "times": 1}),
     ("graphql-502", "POST", GRAPHQL, {"status": 502, "times": 2}),
@@ -91,9 +90,9 @@ TRANSIENT_FAULTS: list[tuple[str, str, str, dict[str, Any]]] = [
      {"status": 403, "headers": {"Retry-After": "1"}, "body": SECONDARY, "times": 1}),
     ("secondary-429-retry-after", "GET", FILES,
      {"status": 429, "headers": {"Retry-After": "1"}, "body": SECONDARY, "times": 1}),
-    ("primary-rate-limit-reset-soon", "GET", REPO_GET,
+    ("primary-rate-limit-reset-soon", "GET", FILES,
      {"status": 403, "headers": "primary:1", "body": PRIMARY, "times": 1}),
-    ("connection-dropped", "GET", ISSUE_GET, {"drop": True, "times": 1}),
+    ("connection-dropped", "GET", LIST_COMMENTS, {"drop": True, "times": 1}),
 ]
 
 
@@ -134,7 +133,7 @@ def test_secondary_rate_limit_waits_for_retry_after(github_server: GitHubServer)
 
 PERSISTENT_FAULTS: list[tuple[str, str, str, dict[str, Any], str]] = [
     # id, method, path, fault, words the failure message must contain (case-insensitive)
-    ("rest-500-retry-error", "GET", ISSUE_GET, {"status": 500}, "github"),
+    ("rest-500-retry-error", "GET", LIST_COMMENTS, {"status": 500}, "github"),
     ("rest-503-files", "GET", FILES, {"status": 503}, "github"),
     ("graphql-502", "POST", GRAPHQL, {"status": 502}, "github"),
     ("comments-list-dropped", "GET", LIST_COMMENTS, {"drop": True}, "github"),
