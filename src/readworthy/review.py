@@ -193,7 +193,7 @@ def _review(
     info = request.pr or _pr_info(gh, repo, number)
     repo_config, problems = load_repo_config(gh, repo, info.base_ref)
     for problem in problems:
-        log.warning("%s", problem)
+        core.warning(f"readworthy: {problem}")  # an annotation: the maintainer must see a broken config
     settings = settings.with_repo_config(repo_config)
     code, why = skip_reason(info, settings, request.explicit)
     if code:
