@@ -24,12 +24,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "src"))
 
-from readworthy.config import build_settings  # noqa: E402
-from readworthy.diffparse import parse_patch  # noqa: E402
-from readworthy.gather import gather_pr, make_github  # noqa: E402
-from readworthy.repo_config import load_repo_config  # noqa: E402
-from servers.github_fixtures import WORKFLOW_TOKEN, GitHubServer, ItemRef, PRFile, seed_discussed_pr  # noqa: E402
-from servers.github_graphql import FETCH_COMMAND, load_github_schema  # noqa: E402
+from servers.github_fixtures import WORKFLOW_TOKEN, GitHubServer, ItemRef, PRFile, seed_discussed_pr
+from servers.github_graphql import FETCH_COMMAND, load_github_schema
+
+from readworthy.config import build_settings
+from readworthy.diffparse import parse_patch
+from readworthy.gather import gather_pr, make_github
+from readworthy.repo_config import load_repo_config
 
 VLLM = ROOT.parent / "shared" / "fixtures" / "vllm"
 REPO = "vllm-project/vllm"

@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 import github
+from github.Requester import Requester
 
 from .config import Settings
 from .errors import GitHubError
@@ -37,8 +38,6 @@ from .gather_nodes import (
     reviews_from_nodes,
     threads_from_nodes,
 )
-from github.Requester import Requester
-
 from .github_api import graphql, graphql_reader, make_github, own_login
 from .links import IssueRef, find_issue_refs
 from .models import LinkedIssue, LinkKind, PRContext, RelatedItem

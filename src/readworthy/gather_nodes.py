@@ -12,7 +12,17 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from .models import Comment, Commit, LinkedIssue, LinkKind, RelatedItem, Review, ReviewState, ReviewThread, ThreadComment
+from .models import (
+    Comment,
+    Commit,
+    LinkedIssue,
+    LinkKind,
+    RelatedItem,
+    Review,
+    ReviewState,
+    ReviewThread,
+    ThreadComment,
+)
 from .noise import noise_kind
 
 SUBSTANTIVE_COMMENTS = 4  # per linked issue: the first comment + the longest others

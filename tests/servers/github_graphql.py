@@ -267,7 +267,7 @@ class Views:
             text = repo.files.get(ref, {}).get(path)
             return self.blob(text) if text is not None else None
 
-        def ref(info: Any, qualifiedName: str) -> dict[str, Any] | None:  # noqa: N803 (GraphQL name)
+        def ref(info: Any, qualifiedName: str) -> dict[str, Any] | None:
             name = qualifiedName.removeprefix("refs/heads/")
             return self.ref(repo, name) if name in repo.files or name == repo.default_branch else None
 
@@ -530,7 +530,7 @@ class Views:
 
     # -- roots
     def root(self) -> dict[str, Any]:
-        def repository(info: Any, owner: str, name: str, followRenames: bool = True) -> dict[str, Any]:  # noqa: N803
+        def repository(info: Any, owner: str, name: str, followRenames: bool = True) -> dict[str, Any]:
             repo = self.state.repo(f"{owner}/{name}")
             if repo is None:
                 raise NotFound(f"Could not resolve to a Repository with the name '{owner}/{name}'.")
@@ -550,7 +550,7 @@ class Views:
             "viewer": self.user(self.viewer_login),
             "repository": repository,
             "search": search,
-            "rateLimit": lambda info, dryRun=False: {  # noqa: N803
+            "rateLimit": lambda info, dryRun=False: {
                 "cost": 1, "limit": 5000, "remaining": 4999, "used": 1, "nodeCount": 0,
                 "resetAt": "2030-01-01T00:00:00Z"},
         }

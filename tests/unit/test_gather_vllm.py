@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
+from servers.github_fixtures import WORKFLOW_TOKEN, GitHubServer, PRCommit, PRFile, seed_discussed_pr
+from servers.github_graphql import graphql_schema_or_skip
 
 from readworthy.config import build_settings
 from readworthy.diffparse import parse_patch
 from readworthy.gather import gather_pr, make_github
 from readworthy.models import LinkKind, PRContext
-from servers.github_fixtures import WORKFLOW_TOKEN, GitHubServer, PRCommit, PRFile, seed_discussed_pr
-from servers.github_graphql import graphql_schema_or_skip
 
 pytestmark = pytest.mark.vllm_fixtures
 

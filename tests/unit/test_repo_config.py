@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from servers.github_fixtures import READONLY_TOKEN, WORKFLOW_TOKEN, GitHubServer
 
 from readworthy.config import RepoConfig, build_settings
 from readworthy.gather import make_github
 from readworthy.repo_config import load_repo_config, parse_repo_config
-from servers.github_fixtures import READONLY_TOKEN, WORKFLOW_TOKEN, GitHubServer
 
 GOOD = """\
 language: zh-CN
