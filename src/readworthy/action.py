@@ -175,10 +175,16 @@ def run_action(environ: Mapping[str, str]) -> int:
     except ReadworthyError as exc:
         return _fail(str(exc), settings, summary_path)
     _report(result, settings, environ)
-    failed = [o for o in result.outcomes if o.status == "failed"]
+    failed = [o for o in result.outcomes if o.status == "failed" or model_failed(o)]
     if failed and settings.fail_on_error:
         return 1
     return 0
+
+
+def model_failed(outcome: ReviewOutcome) -> bool:
+    """This run asked the model and could not use its answer: a labelled heuristic stood in, or the
+    previous analysis was kept. With `fail-on-error: true` that fails the step like any failed review."""
+    return bool(outcome.model_failure)
 
 
 def _fail(message: str, settings: Settings, summary_path: str | None) -> int:
@@ -286,6 +292,9 @@ def _log_outcome(outcome: ReviewOutcome) -> None:
         core.warning(f"readworthy: #{n} failed: {outcome.message}")
     elif outcome.message:
         core.warning(f"readworthy: #{n}: {outcome.message}")
+    elif model_failed(outcome):
+        core.warning(f"readworthy: #{n}: the model could not be used ({outcome.model_failure}); "
+                     f"a labelled heuristic digest was posted: {outcome.comment_url}")
     else:
         verdict = outcome.report.digest.verdict.value if outcome.report else "?"
         how = "reused (inputs unchanged, no model call)" if outcome.cached else outcome.status
