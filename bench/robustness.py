@@ -1,0 +1,460 @@
+"""Bench: the issue-8 robustness matrix, run programmatically, with the figures the closing note needs.
+
+    .venv/bin/python bench/robustness.py
+
+Runs `readworthy action` (and, for timeouts and lost writes, `review_one` with a 1 s GitHub timeout)
+against the tests' GitHub and OpenAI servers over real HTTP, using the same fault and hostile-case
+tables as tests/e2e/test_faults_github.py, test_faults_model.py and tests/hostile_cases.py, and prints:
+
+  faults injected / survived     survived = recovered (one comment published) when the fault is
+                                 transient; a clean failure when it persists (documented exit code,
+                                 a warning line, the existing comment byte-identical, bounded time)
+  hostile cases tried / neutralised   injections fenced as data; hostile model answers rendered harmless
+  secrets planted / leaked       leaked = found in the model request, comment, hidden state, job summary,
+                                 stdout or log records (must be 0)
+  duplicate comments             readworthy comments beyond one per PR, over every run (must be 0)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+for extra in (ROOT / "src", ROOT / "tests", ROOT / "tests" / "e2e"):
+    sys.path.insert(0, str(extra))
+
+import requests  # noqa: E402
+
+from action_run import GOOD_DIGEST, KEY, REPO, own_comments, pr_payload  # noqa: E402
+from hostile_cases import (  # noqa: E402
+    FAKE_FENCE_CLOSE, HIDDEN_INSTRUCTION, HOSTILE_STRINGS, INJECTION, PRIVATE_KEY_BLOCK, SECRETS,
+    comment_problems, hostile_digest, leaked,
+)
+from readworthy import github_api  # noqa: E402
+from readworthy.action import run_action  # noqa: E402
+from readworthy.config import build_settings  # noqa: E402
+from readworthy.review import Request, review_one  # noqa: E402
+from readworthy.state import decode_state  # noqa: E402
+from servers.github_server import GitHubServer  # noqa: E402
+from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN, ItemRef, PRCommit, PRFile, PullRequest  # noqa: E402
+from servers.openai_server import OpenAIServer  # noqa: E402
+from test_faults_github import (  # noqa: E402
+    EDIT_COMMENT, EDIT_FAULTS, LIST_COMMENTS, PERSISTENT_FAULTS, TRANSIENT_FAULTS, primary_headers,
+)
+from test_faults_model import FAULTS as MODEL_FAULTS  # noqa: E402
+
+RUN_BOUND_S = 20.0
+
+
+@dataclass
+class Tally:
+    tried: int = 0
+    ok: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def record(self, name: str, ok: bool, why: str = "") -> None:
+        self.tried += 1
+        self.ok += ok
+        if not ok:
+            self.failures.append(f"{name}: {why}")
+
+
+@dataclass
+class Figures:
+    github: Tally = field(default_factory=Tally)
+    model: Tally = field(default_factory=Tally)
+    hostile: Tally = field(default_factory=Tally)
+    secrets_planted: int = 0
+    secrets_leaked: int = 0
+    leak_details: list[str] = field(default_factory=list)
+    prs_checked: int = 0
+    duplicate_comments: int = 0
+
+
+@dataclass
+class RunResult:
+    code: int
+    stdout: str
+    summary: str
+    logs: str
+    seconds: float
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def _environ(values: dict[str, str]) -> Iterator[None]:
+    saved = dict(os.environ)
+    for key in [k for k in os.environ if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "RUNNER_", "ACTIONS_"))]:
+        del os.environ[key]
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def run_action_once(gh: GitHubServer, workdir: Path, payload: Any, *, ai: OpenAIServer | None = None,
+                    inputs: dict[str, str] | None = None, event: str = "pull_request_target") -> RunResult:
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "event.json").write_text(json.dumps(payload))
+    (workdir / "out").write_text("")
+    (workdir / "summary.md").write_text("")
+    env = {
+        "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(workdir / "event.json"),
+        "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": gh.api_url, "GITHUB_GRAPHQL_URL": gh.graphql_url,
+        "GITHUB_OUTPUT": str(workdir / "out"), "GITHUB_STEP_SUMMARY": str(workdir / "summary.md"),
+        "INPUT_GITHUB-TOKEN": WORKFLOW_TOKEN, "INPUT_FAIL-ON-ERROR": "false",
+    }
+    if ai is not None:
+        env.update({"INPUT_OPENAI-API-KEY": KEY, "INPUT_OPENAI-BASE-URL": ai.url, "INPUT_MODEL": "gpt-4.1-mini",
+                    "INPUT_MODEL-TIMEOUT": "1"})
+    env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
+    handler = _Collect()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    old_level = root.level
+    root.setLevel(logging.DEBUG)
+    out = io.StringIO()
+    started = time.monotonic()
+    try:
+        with _environ(env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            code = run_action(os.environ)
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(old_level)
+    return RunResult(code, out.getvalue(), (workdir / "summary.md").read_text(), "\n".join(handler.lines),
+                     time.monotonic() - started)
+
+
+def simple_pr(gh: GitHubServer, title: str = "Retry the model download once on 503") -> PullRequest:
+    return gh.add_pr(REPO, title, "Retries once on 503.", user="alice",
+                     files=[PRFile("vllm/model_executor/download.py", additions=2, deletions=1,
+                                   patch="@@ -10,2 +10,3 @@ def fetch(url):\n-    return get(url)\n"
+                                         "+    for attempt in range(2):\n+        return get(url)\n")])
+
+
+def count_duplicates(figures: Figures, gh: GitHubServer, pr: PullRequest) -> None:
+    figures.prs_checked += 1
+    figures.duplicate_comments += max(0, len(own_comments(gh, pr.number)) - 1)
+
+
+@contextlib.contextmanager
+def servers() -> Iterator[tuple[GitHubServer, OpenAIServer]]:
+    gh, ai = GitHubServer().start(), OpenAIServer().start()
+    try:
+        yield gh, ai
+    finally:
+        gh.stop()
+        ai.stop()
+
+
+def _resolve(fault: dict[str, Any]) -> dict[str, Any]:
+    fault = dict(fault)
+    if isinstance(fault.get("headers"), str):  # "primary:N": a primary rate limit resetting in N seconds
+        fault["headers"] = primary_headers(float(fault["headers"].split(":")[1]))
+    return fault
+
+
+# --------------------------------------------------------------------------- GitHub faults
+
+
+def github_matrix(figures: Figures, tmp: Path) -> None:
+    for name, method, path, fault in TRANSIENT_FAULTS:
+        with servers() as (gh, _):
+            pr = simple_pr(gh)
+            gh.inject(method, path, **_resolve(fault))
+            res = run_action_once(gh, tmp / f"gh-t-{name}", pr_payload(pr, "opened"))
+            n = len(own_comments(gh, pr.number))
+            figures.github.record(f"github transient {name}", res.code == 0 and n == 1 and res.seconds < RUN_BOUND_S,
+                                  f"exit {res.code}, {n} comments, {res.seconds:.1f}s")
+            count_duplicates(figures, gh, pr)
+    for name, method, path, fault, words in PERSISTENT_FAULTS:
+        with servers() as (gh, _):
+            pr = simple_pr(gh)
+            run_action_once(gh, tmp / f"gh-p-{name}-0", pr_payload(pr, "opened"))
+            before = [(c.id, c.body) for c in own_comments(gh, pr.number)]
+            pr.title = "Retry the model download up to three times"
+            gh.inject(method, path, times=None, **_resolve(fault))
+            res = run_action_once(gh, tmp / f"gh-p-{name}", pr_payload(pr, "synchronize"), inputs={"force": "true"})
+            after = [(c.id, c.body) for c in own_comments(gh, pr.number)]
+            warned = any(line.startswith("::warning::readworthy:") and words in line.lower()
+                         for line in res.stdout.splitlines())
+            ok = res.code == 0 and after == before and len(before) == 1 and warned and res.seconds < RUN_BOUND_S
+            figures.github.record(f"github persistent {name}", ok,
+                                  f"exit {res.code}, kept={after == before}, warned={warned}, {res.seconds:.1f}s")
+            count_duplicates(figures, gh, pr)
+    for name, fault, status in EDIT_FAULTS:
+        with servers() as (gh, _):
+            pr = simple_pr(gh)
+            settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
+                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+            client = github_api.make_github(settings)
+            review_one(client, None, REPO, pr.number, settings, WORKFLOW_LOGIN, Request(force=True))
+            before = [(c.id, c.body) for c in own_comments(gh, pr.number)]
+            pr.title = "A different title, so the comment must be edited"
+            gh.inject("PATCH", EDIT_COMMENT, times=None, **fault)
+            outcome = review_one(client, None, REPO, pr.number, settings, WORKFLOW_LOGIN, Request(force=True))
+            after = [(c.id, c.body) for c in own_comments(gh, pr.number)]
+            figures.github.record(f"github {name}", outcome.status == status and after == before,
+                                  f"{outcome.status}, kept={after == before}")
+            count_duplicates(figures, gh, pr)
+    # Timeouts and a create whose answer is lost (1 s client timeout).
+    for name, method, path, delay, times, expect in [
+        ("timeout-once", "POST", r"^/graphql$", 1.5, 1, "published"),
+        ("timeout-always", "GET", r"/pulls/\d+/files$", 1.5, None, "failed"),
+        ("lost-create-answer", "POST", LIST_COMMENTS, 1.6, 1, "published"),
+        ("create-502-once", "POST", LIST_COMMENTS, 0.0, 1, "published"),
+    ]:
+        with servers() as (gh, _):
+            pr = simple_pr(gh)
+            settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
+                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+            if delay:
+                gh.inject(method, path, status=None, delay=delay, times=times)
+            else:
+                gh.inject(method, path, status=502, times=times)
+            started = time.monotonic()
+            outcome = review_one(github_api.make_github(settings), None, REPO, pr.number, settings, WORKFLOW_LOGIN,
+                                 Request(force=True))
+            seconds = time.monotonic() - started
+            time.sleep(max(0.0, delay - 1.0) + 0.2)  # let a slow original request land
+            n = len(own_comments(gh, pr.number))
+            ok = outcome.status == expect and n == (1 if expect == "published" else 0) and seconds < RUN_BOUND_S
+            figures.github.record(f"github {name}", ok, f"{outcome.status}, {n} comments, {seconds:.1f}s")
+            count_duplicates(figures, gh, pr)
+
+
+# --------------------------------------------------------------------------- model faults
+
+
+def model_matrix(figures: Figures, tmp: Path) -> None:
+    for name, transient, persistent, words in MODEL_FAULTS:
+        if transient is not None:
+            with servers() as (gh, ai):
+                pr = simple_pr(gh)
+                transient(ai)
+                ai.add_json(GOOD_DIGEST)
+                res = run_action_once(gh, tmp / f"m-t-{name}", pr_payload(pr, "opened"), ai=ai)
+                comments = own_comments(gh, pr.number)
+                state = decode_state(comments[0].body) if comments else None
+                ok = res.code == 0 and state is not None and state.analyzer == "model" and res.seconds < RUN_BOUND_S
+                figures.model.record(f"model transient {name}", ok, f"exit {res.code}, {state and state.analyzer}")
+                count_duplicates(figures, gh, pr)
+        with servers() as (gh, ai):  # no previous comment: a labelled heuristic fallback is posted
+            pr = simple_pr(gh)
+            persistent(ai)
+            res = run_action_once(gh, tmp / f"m-p-{name}", pr_payload(pr, "opened"), ai=ai)
+            comments = own_comments(gh, pr.number)
+            state = decode_state(comments[0].body) if comments else None
+            ok = (res.code == 0 and state is not None and state.analyzer == "heuristic"
+                  and words in state.fallback_reason.lower() and "Heuristic fallback" in comments[0].body
+                  and res.seconds < RUN_BOUND_S)
+            figures.model.record(f"model persistent {name}", ok,
+                                 f"exit {res.code}, {state and (state.analyzer, state.fallback_reason)}")
+            count_duplicates(figures, gh, pr)
+        with servers() as (gh, ai):  # a model comment exists for the same inputs: it is kept
+            pr = simple_pr(gh)
+            ai.add_json(GOOD_DIGEST)
+            run_action_once(gh, tmp / f"m-k-{name}-0", pr_payload(pr, "opened"), ai=ai)
+            before = [(c.id, c.body) for c in own_comments(gh, pr.number)]
+            persistent(ai)
+            res = run_action_once(gh, tmp / f"m-k-{name}", pr_payload(pr, "opened"), ai=ai, inputs={"force": "true"})
+            after = [(c.id, c.body) for c in own_comments(gh, pr.number)]
+            ok = res.code == 0 and after == before and len(before) == 1 and "previous comment was kept" in res.summary
+            figures.model.record(f"model keeps-comment {name}", ok, f"exit {res.code}, kept={after == before}")
+            count_duplicates(figures, gh, pr)
+
+
+# --------------------------------------------------------------------------- hostile input and output
+
+
+def hostile_matrix(figures: Figures, tmp: Path) -> None:
+    # Injections: every kind of PR text, fenced as data; a forged fence line does not close it.
+    where = ("title", "body", "comment", "diff", "issue", "thread", "review", "commit")
+    with servers() as (gh, ai):
+        pr = seed_hostile_pr(gh, {w: f"{INJECTION} [{w}-inj]" for w in where})
+        pr.files[0].patch = (pr.files[0].patch or "") + "".join("+" + x + "\n" for x in FAKE_FENCE_CLOSE.split("\n"))
+        ai.add_json(GOOD_DIGEST)
+        run_action_once(gh, tmp / "inj", pr_payload(pr, "opened"), ai=ai)
+        text = ai.chat_requests[-1].json["messages"][1]["content"] if ai.chat_requests else ""
+        nonce, inside, outside = split_fence(text)
+        for w in where:
+            figures.hostile.record(f"injection in {w}", f"[{w}-inj]" in inside and f"[{w}-inj]" not in outside,
+                                   "not fenced")
+        figures.hostile.record("forged fence close", "RW-000000000000" in inside and nonce not in inside,
+                               "fence closable")
+        figures.hostile.record("hidden HTML instruction", HIDDEN_INSTRUCTION not in text, "reached the model")
+        count_duplicates(figures, gh, pr)
+    # Hostile model answers: every attack in every field, in both languages.
+    for attack in sorted(HOSTILE_STRINGS):
+        for language in ("en", "zh-CN"):
+            with servers() as (gh, ai):
+                pr = simple_pr(gh)
+                ai.add_json(hostile_digest(attack))
+                run_action_once(gh, tmp / f"h-{attack}-{language}", pr_payload(pr, "opened"), ai=ai,
+                                inputs={"language": language})
+                comments = own_comments(gh, pr.number)
+                problems = comment_problems(comments[0].body, urlsplit(gh.html_url).hostname or "") \
+                    if comments else ["no comment"]
+                figures.hostile.record(f"model answer {attack} ({language})", problems == [], "; ".join(problems))
+                count_duplicates(figures, gh, pr)
+    for verdict in ("must-read", "", None):
+        with servers() as (gh, ai):
+            pr = simple_pr(gh)
+            ai.add_json({**GOOD_DIGEST, "verdict": verdict}, times=2)
+            run_action_once(gh, tmp / f"v-{verdict}", pr_payload(pr, "opened"), ai=ai)
+            comments = own_comments(gh, pr.number)
+            state = decode_state(comments[0].body) if comments else None
+            figures.hostile.record(f"invalid verdict {verdict!r}", state is not None and state.analyzer == "heuristic",
+                                   "not a labelled fallback")
+            count_duplicates(figures, gh, pr)
+
+
+def seed_hostile_pr(gh: GitHubServer, text: dict[str, str]) -> PullRequest:
+    issue = gh.add_issue(REPO, "Worker crash on CPU", text["issue"], comments=[("carol", text["issue"])])
+    pr = gh.add_pr(REPO, text["title"], f"{text['body']}\n<!-- {HIDDEN_INSTRUCTION} -->\n\nFixes #{issue.number}",
+                   user="mallory",
+                   files=[PRFile("vllm/v1/worker/cpu_worker.py", additions=2, deletions=1,
+                                 patch="@@ -40,2 +40,3 @@ class CPUWorker:\n     def init_device(self):\n"
+                                       f"-        torch.set_num_threads(os.cpu_count())\n+        # {text['diff']}\n"
+                                       "+        torch.set_num_threads(2)\n")],
+                   commits=[PRCommit(sha="a" * 40, message=f"Split threads\n\n{text['commit']}", author="mallory")])
+    pr.closing_issues.append(ItemRef(REPO, issue.number))
+    gh.add_comment(REPO, pr.number, "mallory", text["comment"])
+    review = gh.add_review(REPO, pr.number, "mallory", "COMMENTED", text["review"])
+    gh.add_thread(REPO, pr.number, "vllm/v1/worker/cpu_worker.py", 41, [("mallory", text["thread"])], review=review)
+    return pr
+
+
+def split_fence(text: str) -> tuple[str, str, str]:
+    import re
+
+    marks = list(re.finditer(r"^<<<(BEGIN|END) (RW-[0-9a-f]{12}) (\w+)>>>", text, re.M))
+    if not marks:
+        return "", "", text
+    nonce = marks[0].group(2)
+    real = [m for m in marks if m.group(2) == nonce]
+    inside = "".join(text[b.end() : e.start()] for b, e in zip(real[::2], real[1::2], strict=False))
+    outside = text[: real[0].start()] + "".join(
+        text[e.end() : (n.start() if n else len(text))] for e, n in zip(real[1::2], [*real[2::2], None], strict=False))
+    return nonce, inside, outside
+
+
+# --------------------------------------------------------------------------- secrets
+
+
+def secrets_matrix(figures: Figures, tmp: Path) -> None:
+    planted_text = (f"AWS_ACCESS_KEY_ID={SECRETS['aws_access_key']} token {SECRETS['github_token']} "
+                    f"OPENAI_API_KEY={SECRETS['openai_key']} slack {SECRETS['slack_token']} "
+                    f"DB_PASSWORD={SECRETS['password']}")
+    places = ("body", "comment", "issue body", "issue comment", "thread", "review", "commit")
+    for mode in ("model", "heuristic", "model-failed"):
+        with servers() as (gh, ai):
+            pr = seed_hostile_pr(gh, {"title": f"Fix crash {SECRETS['github_token']}", "body": planted_text,
+                                      "comment": planted_text, "diff": f"AWS_ACCESS_KEY_ID={SECRETS['aws_access_key']}",
+                                      "issue": planted_text, "thread": planted_text, "review": planted_text,
+                                      "commit": planted_text})
+            pr.files[0].patch = (pr.files[0].patch or "") + f'+DB_PASSWORD = "{SECRETS["password"]}"\n' + "".join(
+                "+" + line + "\n" for line in PRIVATE_KEY_BLOCK.split("\n"))
+            # 5 per planted text in 7 places, the title's token, the diff's key, password and key block
+            planted = 5 * len(places) + 1 + 3
+            if mode == "model":
+                ai.add_json(GOOD_DIGEST)
+            elif mode == "model-failed":
+                ai.add_error(500, "down", times=4)
+            res = run_action_once(gh, tmp / f"s-{mode}", pr_payload(pr, "opened"),
+                                  ai=None if mode == "heuristic" else ai, inputs={"show-prompt": "true"})
+            comments = own_comments(gh, pr.number)
+            body = comments[0].body if comments else ""
+            state = decode_state(body)
+            outputs = {"model request": "\n".join(r.body.decode("utf-8", "replace") for r in ai.requests),
+                       "comment": body, "hidden state": state.model_dump_json() if state else "",
+                       "job summary": res.summary, "stdout": res.stdout, "logs": res.logs}
+            figures.secrets_planted += planted
+            found = {name for text in outputs.values() for name in leaked(text)}
+            figures.secrets_leaked += sum(1 for text in outputs.values() for _ in leaked(text))
+            figures.leak_details += [f"{mode}: {where} has {leaked(text)}" for where, text in outputs.items() if leaked(text)]
+            counted = state.coverage.secrets_redacted if state else -1
+            if counted != planted:
+                figures.leak_details.append(f"{mode}: footer counts {counted}, planted {planted}")
+            del found
+            count_duplicates(figures, gh, pr)
+    # Our own secrets: ::add-mask:: first, then never printed, even with show-prompt and step debug.
+    with servers() as (gh, ai):
+        pr = simple_pr(gh)
+        ai.add_error(401, "Incorrect API key provided: " + KEY)
+        res = run_action_once(gh, tmp / "own", pr_payload(pr, "opened"), ai=ai,
+                              inputs={"show-prompt": "true"})
+        for secret in (KEY, WORKFLOW_TOKEN):
+            figures.secrets_planted += 1
+            masked = f"::add-mask::{secret}" in res.stdout.splitlines()
+            printed = [ln for ln in res.stdout.splitlines() if secret in ln and not ln.startswith("::add-mask::")]
+            if not masked or printed or secret in res.summary or secret in res.logs:
+                figures.secrets_leaked += 1
+                figures.leak_details.append(f"own secret {secret[:6]}…: masked={masked}, printed={len(printed)}")
+        count_duplicates(figures, gh, pr)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def main() -> int:
+    # Runs outside run_action_once (review_one calls) log too; the figures are the output, not the logs.
+    logging.getLogger().addHandler(logging.NullHandler())
+    logging.getLogger().setLevel(logging.WARNING)
+    # GitHub's GraphQL schema loads once per process (~2 s); do it before anything is timed.
+    warm = GitHubServer().start()
+    requests.post(warm.graphql_url, json={"query": "query { viewer { login } }"},
+                  headers={"Authorization": f"token {WORKFLOW_TOKEN}"}, timeout=60)
+    warm.stop()
+    figures = Figures()
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        stages: list[tuple[str, Callable[[Figures, Path], None]]] = [
+            ("github faults", github_matrix), ("model faults", model_matrix),
+            ("hostile cases", hostile_matrix), ("secrets", secrets_matrix),
+        ]
+        for label, stage in stages:
+            t = time.monotonic()
+            stage(figures, tmp)
+            print(f"  ran {label} in {time.monotonic() - t:.1f}s", file=sys.stderr)
+    g, m, h = figures.github, figures.model, figures.hostile
+    print("readworthy robustness matrix (issue 8)")
+    print(f"  GitHub faults injected / survived : {g.tried} / {g.ok}")
+    print(f"  model faults injected / survived  : {m.tried} / {m.ok}")
+    print(f"  faults injected / survived (all)  : {g.tried + m.tried} / {g.ok + m.ok}")
+    print(f"  hostile cases tried / neutralised : {h.tried} / {h.ok}")
+    print(f"  secrets planted / leaked          : {figures.secrets_planted} / {figures.secrets_leaked}")
+    print(f"  duplicate comments                : {figures.duplicate_comments} (over {figures.prs_checked} PRs)")
+    print(f"  wall time                         : {time.monotonic() - started:.1f}s")
+    problems = g.failures + m.failures + h.failures + figures.leak_details
+    for line in problems:
+        print(f"  ! {line}")
+    ok = not problems and figures.secrets_leaked == 0 and figures.duplicate_comments == 0
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
