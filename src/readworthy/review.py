@@ -61,6 +61,7 @@ class ReviewOutcome:
     message: str = ""  # what to tell the user (skip reason, warning, error)
     markdown: str = ""  # the digest for the job summary
     usage: Usage = field(default_factory=Usage)  # what *this run* spent
+    model_failure: str = ""  # the model was configured but failed (the fallback or the old comment stood in)
 
     @property
     def comment_url(self) -> str:
@@ -232,12 +233,14 @@ def _review(
             # The model failed on inputs we already have a model analysis for: keep that one.
             log.warning("#%d: model failed (%s); keeping the existing analysis", number, report.fallback_reason)
             return ReviewOutcome(number, "unchanged", report=previous, cached=True, usage=spent,
+                                 model_failure=report.fallback_reason,
                                  message=f"analysis failed ({report.fallback_reason}); the previous comment was kept",
                                  markdown=render_markdown(previous))
 
     markdown = render_markdown(report)
     outcome_base = {"report": report, "cached": cached, "usage": spent, "markdown": markdown,
-                    "skipped_reason": "unchanged" if cached else ""}
+                    "skipped_reason": "unchanged" if cached else "",
+                    "model_failure": report.fallback_reason if not cached and client is not None else ""}
     if request.dry_run:
         return ReviewOutcome(number, "dry-run", **outcome_base)  # type: ignore[arg-type]
     try:
