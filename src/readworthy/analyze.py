@@ -183,12 +183,13 @@ def _repair_turn(previous: str, problem: str) -> list[dict[str, str]]:
 def _adapt_or_raise(call: _Call, exc: openai.APIStatusError) -> None:
     """A 400/422: change what the endpoint refused, once per kind of change; otherwise give up."""
     text = _error_text(exc).lower()
-    if "max_tokens" in text and "max_tokens" not in call.adapted and not call.reasoning:
+    refused = "support" in text or "max_completion_tokens" in text  # not "max_tokens too large"
+    if refused and "max_tokens" in text and "max_tokens" not in call.adapted and not call.reasoning:
         call.adapted.add("max_tokens")
         call.reasoning = True
         log.info("endpoint refused max_tokens; retrying with reasoning-model parameters")
         return
-    if "temperature" in text and "temperature" not in call.adapted and not call.reasoning:
+    if refused and "temperature" in text and "temperature" not in call.adapted and not call.reasoning:
         call.adapted.add("temperature")
         call.reasoning = True
         log.info("endpoint refused temperature; retrying with reasoning-model parameters")

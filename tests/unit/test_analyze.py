@@ -301,6 +301,13 @@ def test_parameter_refusal_switches_to_reasoning_parameters(openai_server: OpenA
     assert report.analyzer == "model"
 
 
+def test_a_too_large_max_tokens_is_not_mistaken_for_a_reasoning_model(openai_server: OpenAIServer) -> None:
+    openai_server.add_error(400, "max_tokens is too large: 2000. This model allows at most 1024 completion tokens.")
+    report = run(openai_server)
+    assert len(openai_server.chat_requests) == 1
+    assert report.analyzer == "heuristic" and "max_tokens is too large" in report.fallback_reason
+
+
 def test_azure_openai_through_the_deployment_path(openai_server: OpenAIServer) -> None:
     openai_server.add_json(GOOD)
     settings = Settings(openai_api_key=KEY, azure_endpoint=openai_server.root, azure_deployment="rw-mini",
