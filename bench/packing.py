@@ -283,6 +283,17 @@ def cost_bench(budget: int, repeats: int) -> None:
                   f" (budget {budget}; includes the role headers --show-prompt prints)")
         small_t, big_t = rows.values()
         print(f"  ratio huge/one-file: {big_t / small_t:.2f}x (goal <= 4x); peak goal < 400 MB")
+        # in-process stage times for the huge PR (the subprocess numbers include interpreter start-up)
+        counter = get_token_counter("gpt-4.1-mini")
+        start = time.perf_counter()
+        parsed = parse_patch_bytes(big.read_bytes())
+        parsed_at = time.perf_counter()
+        ctx = PRContext(title="synthetic", files=parsed.files, changed_files=len(parsed.files))
+        prompt = pack_prompt(ctx, Settings(budget=budget), counter=counter)
+        packed_at = time.perf_counter()
+        print(f"  in process, huge PR: parse {parsed_at - start:.2f} s, pack {packed_at - parsed_at:.2f} s, "
+              f"{prompt.tokens}/{budget} tokens, coverage {prompt.coverage.files_full} full / "
+              f"{prompt.coverage.files_partial} partial / {prompt.coverage.files_name_only} name-only")
 
 
 def main(argv: list[str] | None = None) -> int:
