@@ -104,8 +104,12 @@ class Settings(BaseModel):
     def with_repo_config(self, repo_config: RepoConfig) -> Settings:
         """Settings with the repository's file applied under explicitly given inputs."""
         update: dict[str, object] = {"repo_config": repo_config}
-        if repo_config.verdict_labels is not None:
-            update["verdict_labels"] = repo_config.verdict_labels
+        # The file fills what the inputs/flags left unset; an explicit input always wins.
+        explicit = self.model_fields_set
+        for name in ("language", "budget", "model", "verdict_labels"):
+            value = getattr(repo_config, name)
+            if value is not None and name not in explicit:
+                update[name] = value
         return self.model_copy(update=update)
 
 
