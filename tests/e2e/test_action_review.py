@@ -208,3 +208,26 @@ def test_config_skips_from_the_base_branch(
                                                  pr_payload(pr, "opened")))
     assert result.code == 0 and result.outputs["skipped-reason"] == code
     assert own_comments(github_server, pr.number) == [] and f"`{code}`" in result.summary
+
+
+def test_pr_command_from_a_terminal_dry_run_then_post(
+    github_server: GitHubServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`readworthy pr OWNER/REPO#N` is the same review as the action: --dry-run prints and writes nothing."""
+    from readworthy.cli import main
+    from servers.github_state import PERSONAL_TOKEN
+
+    seeded = seed_discussed_pr(github_server)
+    monkeypatch.setenv("GITHUB_TOKEN", PERSONAL_TOKEN)
+    monkeypatch.setenv("GITHUB_API_URL", github_server.api_url)
+    monkeypatch.setenv("GITHUB_GRAPHQL_URL", github_server.graphql_url)
+    github_server.clear_log()
+    assert main(["pr", f"{REPO}#{seeded.number}", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "## " in out and "Heuristic — no model was called" in out
+    assert [r for r in github_server.requests if r.is_write] == []
+    assert main(["pr", f"{REPO}#{seeded.number}"]) == 0
+    item = github_server.state.item(REPO, seeded.number)
+    assert item is not None
+    mine = [c for c in item.comments if c.user == "octocat" and "<!-- readworthy:v1" in c.body]
+    assert len(mine) == 1
