@@ -10,6 +10,7 @@ a sticky comment sends a reader looking for something that does not exist, so:
 - a decision left with no grounded reference and no grounded code name is dropped
   (OUTPUT_STYLE: every decision names real code from this PR);
 - `related` numbers must be a linked issue, a related item, or a `#N` in the text;
+- linked-issue findings need linked issues, and a discussion summary needs a discussion;
 - in prose, an unknown `#N` loses its `#` (no link to a made-up issue) and an
   unknown backticked name loses its backticks (not presented as code).
 
@@ -213,6 +214,11 @@ def ground_digest(digest: Digest, ctx: PRContext) -> tuple[Digest, int]:
     """The digest with ungrounded references removed, and how many were removed."""
     g = _Grounder(ContextIndex.from_context(ctx))
     decisions = [d for d in (g.decision(d) for d in digest.decisions) if d is not None]
+    # Findings about linked issues, or a summary of a discussion, need those to exist.
+    findings = [g.prose(x) for x in digest.linked_issue_findings] if ctx.linked_issues else []
+    had_discussion = bool(ctx.comments or ctx.threads or any(r.body.strip() for r in ctx.reviews))
+    discussion = g.prose(digest.discussion) if had_discussion else ""
+    g.dropped += len(digest.linked_issue_findings) - len(findings) + (bool(digest.discussion) and not discussion)
     grounded = Digest(
         verdict=digest.verdict,
         reason=g.prose(digest.reason),
@@ -220,8 +226,8 @@ def ground_digest(digest: Digest, ctx: PRContext) -> tuple[Digest, int]:
         audience=[g.prose(a) for a in digest.audience],
         decisions=decisions,
         start_reading=g.references(digest.start_reading),
-        discussion=g.prose(digest.discussion),
-        linked_issue_findings=[g.prose(x) for x in digest.linked_issue_findings],
+        discussion=discussion,
+        linked_issue_findings=findings,
         open_items=[g.prose(x) for x in digest.open_items],
         related=g.numbers(digest.related),
     )

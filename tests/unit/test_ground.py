@@ -117,6 +117,15 @@ def test_a_grounded_digest_is_unchanged() -> None:
     assert dropped == 0 and grounded == digest
 
 
+def test_findings_and_discussion_need_something_to_be_about() -> None:
+    bare = PRContext(title="t", files=CTX.files)
+    digest = _digest(discussion="Reviewers argued at length.", linked_issue_findings=["#1 showed a leak", "x"])
+    grounded, dropped = ground_digest(digest, bare)
+    assert grounded.discussion == "" and grounded.linked_issue_findings == [] and dropped == 3
+    kept, dropped = ground_digest(_digest(discussion="alice asked about #512", linked_issue_findings=["ok"]), CTX)
+    assert kept.discussion == "alice asked about #512" and kept.linked_issue_findings == ["ok"] and dropped == 0
+
+
 def test_verdict_is_kept_and_output_is_still_a_valid_digest() -> None:
     grounded, _ = ground_digest(_digest(verdict=Verdict.DEEP_READ, related=[1, 2, 3]), CTX)
     assert grounded.verdict is Verdict.DEEP_READ and grounded.related == []
