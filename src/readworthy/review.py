@@ -221,8 +221,9 @@ def _review(
     cached = not request.force and cache_hit(previous, settings, current_hash)
     if cached and previous is not None:
         log.info("#%d: inputs unchanged since the last analysis (hash %s): no model call", number, current_hash[:12])
-        report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url,
-                                             "title": ctx.title or previous.title})
+        # Only the cheap, non-textual parts are refreshed: the stored title etc. were redacted before
+        # they were stored, and the raw context's text must not slip back in.
+        report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url})
     else:
         report = review_context(ctx, settings, client)
         if not report.input_hash:

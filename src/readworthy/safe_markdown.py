@@ -32,9 +32,10 @@ _FILE_EXT = re.compile(
     r"\.(?:py|pyi|pyx|cu|cuh|cpp|cc|c|h|hpp|rs|go|ts|js|java|yaml|yml|toml|json|md|rst|txt|sh|cfg|ini|proto|lock)$"
 )
 _TRAILING_PUNCT = ".,;:!?-"
-_MARKDOWN_ESCAPES = str.maketrans(
-    {"\\": "\\\\", "&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`": "\\`"}
-)
+# `<` starts every tag, comment and autolink, so escaping it (and `&` before an entity, which could
+# spell `<` or `@`) is enough; `>` stays readable ("TP>1", "->"): without an opener it does nothing.
+_MARKDOWN_ESCAPES = str.maketrans({"\\": "\\\\", "<": "&lt;", "[": "\\[", "]": "\\]", "`": "\\`"})
+_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 
 
 def strip_invisible(text: str) -> str:
@@ -64,6 +65,17 @@ def _break_comment_markers(text: str) -> str:
     return text.replace("<!--", "<\u200b!--").replace("--!>", "-\u200b-!>").replace("-->", "-\u200b->")
 
 
+def _join(parts: list[str]) -> str:
+    """Concatenate rendered pieces so that two code spans never touch: "`a`" + "`b`" would read as
+    one broken span ("`a``b`") and expose the raw text inside it."""
+    out = ""
+    for part in parts:
+        if part and out.endswith("`") and part.startswith("`"):
+            out += " "
+        out += part
+    return out
+
+
 def code(name: str, limit: int = 160) -> str:
     """`name` as one inline code span, whatever backticks it contains. Empty in, empty out."""
     name = _break_comment_markers(_one_line(name, limit))
@@ -78,7 +90,9 @@ def code(name: str, limit: int = 160) -> str:
 
 def escape_text(text: str) -> str:
     """Escape raw text so Markdown and HTML treat it as letters; mentions are broken too."""
-    return _MENTION.sub("", text).translate(_MARKDOWN_ESCAPES)
+    escaped = _ENTITY.sub("&amp;", _MENTION.sub("", text)).translate(_MARKDOWN_ESCAPES)
+    # No comment closer either, even though nothing can open one: defence in depth for our state line.
+    return escaped.replace("-->", "--&gt;").replace("--!>", "--!&gt;")
 
 
 def _looks_like_code(token: str) -> bool:
@@ -114,12 +128,12 @@ def _plain(text: str) -> str:
         out.append(code(token))
         pos = end
     out.append(_escape_piece(text[pos:]))
-    return "".join(out)
+    return _join(out)
 
 
 def _escape_piece(piece: str) -> str:
     # Again per piece: `a_a@b` becomes code + `@b`, and a mention right after a code span is live.
-    return _MENTION.sub("", piece).translate(_MARKDOWN_ESCAPES)
+    return escape_text(piece)
 
 
 def _host_allowed(url: str, host: str) -> bool:
@@ -144,7 +158,7 @@ def _urls_and_plain(text: str, host: str) -> str:
             out.append(code(url))
         pos = end
     out.append(_plain(text[pos:]))
-    return "".join(out)
+    return _join(out)
 
 
 def _links_urls_plain(text: str, host: str) -> str:
@@ -161,7 +175,7 @@ def _links_urls_plain(text: str, host: str) -> str:
             out.append(label_md)
         pos = match.end()
     out.append(_urls_and_plain(text[pos:], host))
-    return "".join(out)
+    return _join(out)
 
 
 def inline(text: str, limit: int, host: str = "github.com") -> str:
@@ -174,7 +188,7 @@ def inline(text: str, limit: int, host: str = "github.com") -> str:
         out.append(code(match.group(2).strip() or match.group(2)))
         pos = match.end()
     out.append(_links_urls_plain(text[pos:], host))
-    result = "".join(out).strip()
+    result = _join(out).strip()
     return guard_line_start(result)
 
 

@@ -20,13 +20,14 @@ def test_mentions_are_broken_but_names_kept() -> None:
 
 def test_html_is_escaped_and_details_cannot_be_closed() -> None:
     out = sm.inline("<img src=x onerror=alert(1)></details><!-- readworthy:v1 data=AAAA -->", 400)
-    assert "<" not in out and ">" not in out
-    assert "&lt;/details&gt;" in out and "<!--" not in out
+    assert "<" not in out
+    assert "&lt;/details>" in out and "<!--" not in out
 
 
 def test_entities_cannot_smuggle_characters() -> None:
-    out = sm.inline("&#64;alice &lt;b&gt;", 400)
-    assert "&#64;" not in out and out.startswith("&amp;#64;")
+    out = sm.inline("&#64;alice &lt;b&gt; R&D -> TP>1", 400)
+    assert "&#64;" not in out and out.startswith("&amp;#64;") and "&amp;lt;b&amp;gt;" in out
+    assert out.endswith("R&D -> TP>1")  # readable where nothing can be smuggled
 
 
 def test_images_and_foreign_links_lose_their_target() -> None:
@@ -87,7 +88,7 @@ def test_fuzz_inline_never_produces_active_markdown(text: str) -> None:
     out = sm.inline(text, 150)
     assert "\n" not in out
     assert "<" not in outside_code(out)  # inside a code span "<" is shown, not parsed
-    assert "<!--" not in out and "-->" not in out
+    assert "<!--" not in out and "-->" not in outside_code(out)
     assert re.search(r"(?<![\w`])@[A-Za-z0-9]", outside_code(out)) is None
     assert not out.startswith("/")
     assert "![" not in outside_code(out).replace("\\[", "")
