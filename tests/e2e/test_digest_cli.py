@@ -257,3 +257,18 @@ def test_a_personal_token_works_too(github_server: GitHubServer, monkeypatch: py
     assert f"#{pr.number}" in out
     item = github_server.state.item(REPO, pr.number)
     assert item is not None and [c.user for c in item.comments] == ["octocat"]
+
+
+def test_the_default_branch_config_sets_rules_and_language_unless_a_flag_does(
+    env: GitHubServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    n = _seed_day(env)
+    item = env.state.item(REPO, n["b"])
+    assert item is not None
+    item.labels.append("no-digest")
+    env.set_file(REPO, "main", ".github/readworthy.yml", "language: zh-CN\nskip_labels: [no-digest]\n")
+    code, out, err = _run(capsys, "--since", "24h", "--dry-run")
+    assert code == 0, err
+    assert "# 📚 阅读清单" in out and f"#{n['b']}]" not in out and f"#{n['a']}]" in out
+    code, out, err = _run(capsys, "--since", "24h", "--dry-run", "--language", "en")
+    assert "# 📚 Reading list" in out
