@@ -250,3 +250,20 @@ def test_our_own_token_and_key_are_masked_and_never_printed(
         assert all(secret not in r.getMessage() for r in caplog.records)
     [comment] = own_comments(github_server, pr.number)
     assert KEY not in comment.body and WORKFLOW_TOKEN not in comment.body
+
+
+def test_a_secret_in_the_title_stays_out_of_a_reused_analysis(
+    github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The second run finds its inputs unchanged and reuses the stored Report: the title it refreshes
+    must be the redacted one too."""
+    pr = github_server.add_pr(REPO, f"Rotate the deploy key {SECRETS['github_token']}", "", user="alice",
+                              files=[PRFile("deploy/keys.py", additions=1, patch="@@ -1 +1,2 @@\n x = 1\n+y = 2\n")])
+    env = action_env(github_server, tmp_path, "pull_request_target", pr_payload(pr, "opened"))
+    assert run(monkeypatch, capsys, env).code == 0
+    second = run(monkeypatch, capsys, env)
+    assert second.code == 0
+    [comment] = own_comments(github_server, pr.number)
+    state = decode_state(comment.body)
+    assert state is not None
+    assert leaked(state.model_dump_json()) == [] and leaked(comment.body + second.summary + second.stdout) == []
