@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import __version__
 from .config import LANGUAGES, Settings, build_settings, model_env
+from .digest_args import add_digest_parser
 from .errors import InputError, ReadworthyError
 from .models import Prompt, Report
 
@@ -181,12 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     action = sub.add_parser("action", help="the GitHub Action entry point (reads GITHUB_* / INPUT_*)")
     action.set_defaults(func=cmd_action)
 
-    try:
-        from .digest import add_digest_parser
-    except ImportError:  # the digest command is optional while it is being built
-        pass
-    else:
-        add_digest_parser(sub, cmd_digest)
+    add_digest_parser(sub, cmd_digest)
     return parser
 
 
@@ -211,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception:  # a bug: keep the traceback for the report
+    except Exception:  # noqa: BLE001 -- a bug: keep the traceback for the report
         traceback.print_exc()
         print("readworthy: internal error (exit 3); please report it with the traceback above", file=sys.stderr)
         return 3

@@ -22,6 +22,7 @@ PUBLISH_TARGETS: tuple[PublishTarget, ...] = ("none", "issue", "rolling-issue", 
 PR_STATES: tuple[PRState, ...] = ("merged", "open", "all")
 DEFAULT_LABEL = "readworthy-digest"
 DEFAULT_CONCURRENCY = 4
+DEFAULT_CATEGORY = "General"  # discussion category of a digest
 VERDICT_ORDER = (Verdict.DEEP_READ, Verdict.SKIM, Verdict.SKIP)
 
 
