@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from typing import Literal
+from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
@@ -99,7 +100,11 @@ class Settings(BaseModel):
 
     @property
     def has_model(self) -> bool:
-        return self.openai_api_key is not None and bool(self.openai_api_key.get_secret_value())
+        """A model key is configured; GitHub Models takes the GitHub token (as model_client.py does)."""
+        if self.openai_api_key is not None and self.openai_api_key.get_secret_value():
+            return True
+        github_models = urlparse(self.openai_base_url or "").hostname == "models.github.ai"
+        return github_models and self.github_token is not None and bool(self.github_token.get_secret_value())
 
     def with_repo_config(self, repo_config: RepoConfig) -> Settings:
         """Settings with the repository's file applied under explicitly given inputs."""

@@ -324,6 +324,8 @@ def test_client_factory() -> None:
     assert make_openai_client(Settings()) is None
     gh = make_openai_client(Settings(openai_base_url="https://models.github.ai/inference", github_token="ghs_x"))
     assert gh is not None and gh.api_key == "ghs_x" and str(gh.base_url).startswith("https://models.github.ai")
+    assert Settings(openai_base_url="https://models.github.ai/inference", github_token="ghs_x").has_model
+    assert not Settings(github_token="ghs_x").has_model
     # a GitHub token alone is not a model key for other endpoints
     assert make_openai_client(Settings(github_token="ghs_x")) is None
     client = make_openai_client(Settings(openai_api_key=KEY, model_timeout=7, model_max_retries=4))
