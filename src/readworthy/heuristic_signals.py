@@ -50,6 +50,8 @@ _ABSTRACTION = re.compile(
     r"|(?:pub(?:\([^)]*\))?\s+)?trait\s+\w+|type\s+\w+\s+interface\b|(?:export\s+)?interface\s+\w+"
     r"|class\s+\w*(?:Base|Interface|Protocol)\b(?!\w))"
 )
+_CAPABILITY_WORDS = ("support", "capabilit", "is_", "has_", "can_")
+_ABSTRACTION_WORDS = ("class", "abstract", "trait", "interface")
 _KERNEL_PATH = re.compile(r"(?:^|/)(?:kernels?|ops|csrc|triton\w*|cuda|hip|rocm)(?:/|_)", re.IGNORECASE)
 # Signs that an issue investigates rather than only reports: a cause, a bisection, numbers with units.
 # (A traceback or reproduction steps alone are an ordinary bug report.)
@@ -120,10 +122,16 @@ class Signals:
         return self.files_total > 0 and all(k in kinds for k, n in self.kinds.items() if n)
 
 
-def _lines(patch: str | None, sign: str) -> list[str]:
-    if not patch:
-        return []
-    return [line[1:] for line in patch.split("\n") if line.startswith(sign) and not line.startswith(sign * 3)]
+def _diff_lines(patch: str | None) -> tuple[list[str], list[str]]:
+    """Added and removed lines of a patch, in one pass."""
+    added: list[str] = []
+    removed: list[str] = []
+    for line in patch.split("\n") if patch else ():
+        if line.startswith("+") and not line.startswith("+++"):
+            added.append(line[1:])
+        elif line.startswith("-") and not line.startswith("---"):
+            removed.append(line[1:])
+    return added, removed
 
 
 def _area(path: str) -> str:
@@ -131,27 +139,28 @@ def _area(path: str) -> str:
     return "/".join(parts[:2]) if len(parts) > 2 else parts[0]
 
 
-def _is_version_change(change: FileChange) -> bool:
-    changed = _lines(change.patch, "+") + _lines(change.patch, "-")
+def _is_version_change(added: list[str], removed: list[str]) -> bool:
+    changed = added + removed
     meaningful = [line for line in changed if line.strip() and not _COMMENT_LINE.match(line)]
     return bool(meaningful) and all(_VERSION_LINE.match(line) for line in meaningful)
 
 
-def _is_cosmetic(change: FileChange) -> bool:
-    """Only comments, blank lines or whitespace changed: typo fixes, reformatting, comment edits."""
-    if not change.patch:
+def _is_cosmetic(path: str, added: list[str], removed: list[str]) -> bool:
+    """Only comments, blank lines or whitespace changed: typo fixes, reformatting, comment edits.
+    The code's characters must stay the same and in the same order (moving a line is not cosmetic)."""
+    if not added and not removed:
         return False
-    comment = _C_COMMENT_LINE if _C_FAMILY.search(change.path) else _COMMENT_LINE
-    added = [x for x in _lines(change.patch, "+") if x.strip() and not comment.match(x)]
-    removed = [x for x in _lines(change.patch, "-") if x.strip() and not comment.match(x)]
-    return Counter("".join(x.split()) for x in added) == Counter("".join(x.split()) for x in removed)
+    comment = _C_COMMENT_LINE if _C_FAMILY.search(path) else _COMMENT_LINE
+
+    def code(lines: list[str]) -> str:
+        return "".join("".join(x.split()) for x in lines if x.strip() and not comment.match(x))
+
+    return code(added) == code(removed)
 
 
-def _repeated_change_files(changes: list[FileChange]) -> int:
+def _repeated_change_files(changes: list[FileChange], added: dict[str, list[str]]) -> int:
     """How many files got the very same added lines (license headers, an import rename)."""
-    signatures = Counter(
-        tuple(line.strip() for line in _lines(c.patch, "+")[:20]) for c in changes if c.additions
-    )
+    signatures = Counter(tuple(line.strip() for line in added[c.path][:20]) for c in changes if c.additions)
     signatures.pop((), None)
     if not signatures:
         return 0
@@ -206,7 +215,8 @@ def _analysed_issues(ctx: PRContext) -> tuple[int, ...]:
 def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     """All the facts the heuristic verdict and reading guide are built from."""
     classifier = classifier or Classifier()
-    repeated = _repeated_change_files(ctx.files)
+    diff_lines = {c.path: _diff_lines(c.patch) for c in ctx.files}
+    repeated = _repeated_change_files(ctx.files, {path: lines[0] for path, lines in diff_lines.items()})
     ranked: list[RankedFile] = []
     kinds: Counter[FileKind] = Counter()
     added = {"code": 0, "test": 0, "doc": 0, "other": 0}
@@ -223,6 +233,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     for change in ctx.files:
         kind = classifier.kind_of(change)
         kinds[kind] += 1
+        plus, minus = diff_lines[change.path]
         definitions = tuple(defined_names(change.patch, change.path)) if kind not in MECHANICAL_KINDS else ()
         features = set()
         if definitions and kind in CODE_KINDS | {FileKind.TEST}:
@@ -240,23 +251,25 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             deleted_code += change.deletions
         if kind not in MECHANICAL_KINDS and kind not in (FileKind.DELETED, FileKind.RENAMED):
             readable_files += 1
-            cosmetic_files += _is_cosmetic(change)
+            cosmetic_files += _is_cosmetic(change.path, plus, minus)
         if kind in CODE_KINDS:
             new_definitions += len(definitions)
             if change.additions:
                 areas.setdefault(_area(change.path), None)
-            for line in _lines(change.patch, "+"):
-                if (m := _CAPABILITY.search(line)) and not _COMMENT_LINE.match(line):
+            for line in plus:
+                # cheap substring tests first: these regexes run on every added line of a huge PR
+                if any(w in line for w in _CAPABILITY_WORDS) and (m := _CAPABILITY.search(line)) \
+                        and not _COMMENT_LINE.match(line):
                     capability.setdefault(m.group(1), None)
-                if _ABSTRACTION.match(line):
+                if any(w in line for w in _ABSTRACTION_WORDS) and _ABSTRACTION.match(line):
                     abstractions.setdefault(change.path, None)
         if kind is FileKind.KERNEL and change.additions:
             kernel_files.append(change.path)
         elif kind is FileKind.SOURCE and _KERNEL_PATH.search(change.path) and change.additions:
             kernel_adjacent.append(change.path)
-        if kind in (FileKind.CONFIG, FileKind.BUILD) and _is_version_change(change):
+        if kind in (FileKind.CONFIG, FileKind.BUILD) and _is_version_change(plus, minus):
             version_files += 1
-            excludes_version = excludes_version or any("!=" in line for line in _lines(change.patch, "+"))
+            excludes_version = excludes_version or any("!=" in line for line in plus)
     ranked.sort(key=lambda r: (-r.value, -len(r.definitions), -r.change.additions, r.change.path))
     substantive = sum(n for k, n in kinds.items() if k not in MECHANICAL_KINDS)
     text = "\n".join([ctx.title, *(c.message for c in ctx.commits[:1])])
