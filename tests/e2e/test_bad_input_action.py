@@ -7,11 +7,15 @@ this file adds unreadable event files, payloads missing fields, and the odd PRs 
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from action_run import REPO, action_env, own_comments, pr_payload, run
 from readworthy.state import decode_state
@@ -167,3 +171,38 @@ def test_invalid_inputs_always_exit_1(inputs: dict[str, str], words: str, github
     assert result.code == 1  # a broken workflow file fails the step whatever fail-on-error says
     assert words in result.summary and "::error::" in result.stdout
     assert own_comments(github_server, pr.number) == []
+
+
+# --------------------------------------------------------------------------- fuzz: any event text through the action
+
+_KEYS = st.sampled_from(["action", "number", "pull_request", "issue", "comment", "body", "inputs", "pr-number",
+                         "all-open", "label", "name", "repository", "full_name", "user", "login", "type", "draft",
+                         "labels", "head", "base", "ref", "sha", "sender", "id", "author_association", "repo"])
+_LEAF = st.one_of(st.none(), st.booleans(), st.integers(-2, 2**40), st.text(max_size=20),
+                  st.sampled_from(["opened", "labeled", "created", "readworthy", "/readworthy", "/readworthy lang fr",
+                                   "1", "1,2", "vllm-project/vllm", "main", "synchronize"]))
+_PAYLOAD = st.recursive(_LEAF, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                       st.dictionaries(_KEYS, inner, max_size=5)), max_leaves=20)
+
+
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(name=st.sampled_from(["pull_request", "pull_request_target", "issue_comment", "workflow_dispatch", "push",
+                             "schedule", ""]),
+       payload=_PAYLOAD, cut=st.integers(0, 400),
+       inputs=st.dictionaries(st.sampled_from(["pr-number", "mode", "force", "language", "all-open"]),
+                              st.sampled_from(["", "1", "true", "maybe", "digest", "zh-CN", "fr", "1,x"]), max_size=2))
+def test_fuzz_any_event_text_ends_in_0_or_1_without_a_traceback(
+    name: str, payload: Any, cut: int, inputs: dict[str, str], github_server: GitHubServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = json.dumps(payload)
+    text = text[:cut] if cut < len(text) and cut % 3 == 0 else text  # sometimes truncated
+    env = action_env(github_server, tmp_path / "fuzz", name, text, inputs=inputs)
+    env["GITHUB_EVENT_NAME"] = name
+    for key in [k for k in os.environ if k.startswith("INPUT_")]:
+        monkeypatch.delenv(key)
+    result = run(monkeypatch, capsys, env)
+    assert result.code in (0, 1)
+    assert "Traceback" not in result.stdout
+    assert github_server.count("POST", r"/issues/\d+/comments$") == 0  # no repository there: nothing written
