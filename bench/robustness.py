@@ -286,6 +286,18 @@ def model_matrix(figures: Figures, tmp: Path) -> None:
             count_duplicates(figures, gh, pr)
 
 
+    for name, _, persistent, _words in MODEL_FAULTS[:2]:  # fail-on-error: true turns an outage into exit 1
+        with servers() as (gh, ai):
+            pr = simple_pr(gh)
+            persistent(ai)
+            res = run_action_once(gh, tmp / f"m-f-{name}", pr_payload(pr, "opened"), ai=ai,
+                                  inputs={"fail-on-error": "true"})
+            comments = own_comments(gh, pr.number)
+            ok = res.code == 1 and len(comments) == 1 and "Heuristic fallback" in comments[0].body
+            figures.model.record(f"model fail-on-error {name}", ok, f"exit {res.code}")
+            count_duplicates(figures, gh, pr)
+
+
 # --------------------------------------------------------------------------- hostile input and output
 
 
