@@ -12,6 +12,7 @@ detail levels, dropping the least important parts first and saying what was left
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -141,6 +142,8 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
 
     decisions = []
     for d in digest.decisions[:4]:
+        if not (d.title.strip() or (detail.explanations and d.explanation.strip())):
+            continue  # an empty item would render as "1. ****", a thematic break
         refs = [sm.reference(r, _LIMITS["reference"], host) for r in d.references[:8]]
         decisions.append(
             {
@@ -165,8 +168,8 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
         "decisions": decisions,
         "start_reading": text["then"].join(r for r in reading if r) if detail.reading else "",
         "discussion": prose(digest.discussion, "discussion") if detail.discussion else "",
-        "linked": [prose(x, "finding") for x in digest.linked_issue_findings[:4]] if detail.linked else [],
-        "open_items": [prose(x, "open") for x in digest.open_items[:5]] if detail.open else [],
+        "linked": _nonempty(prose(x, "finding") for x in digest.linked_issue_findings[:4]) if detail.linked else [],
+        "open_items": _nonempty(prose(x, "open") for x in digest.open_items[:5]) if detail.open else [],
         "related": ", ".join(f"#{n}" for n in related) if detail.related else "",
         "trimmed": text["list_sep"].join(text["parts"][p] for p in trimmed),
         "cov": {
@@ -186,6 +189,10 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
         "dropped": report.dropped_references,
         "head": sm.inline(report.head_sha[:7], 7, host),
     }
+
+
+def _nonempty(items: Iterable[str]) -> list[str]:
+    return [item for item in items if item]
 
 
 def _cost(usd: float) -> str:

@@ -23,8 +23,11 @@ _KEEP_CONTROLS = {"\n", "\t"}
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
 _LINK = re.compile(r"(!?)\[([^\[\]\n]{0,400})\]\(\s*<?([^()\s<>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
-_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`\[\]()]+", re.IGNORECASE)
-_MENTION = re.compile(r"(?<!\w)@+(?=[A-Za-z0-9])")
+_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`\[\]()\\]+", re.IGNORECASE)
+# GitHub mentions "@x" after any non-ASCII-alphanumeric (its \W is ASCII), and "_"/"*" may vanish
+# as emphasis delimiters, so only a letter or digit right before "@" keeps it (e-mail addresses).
+_MENTION = re.compile(r"(?<![A-Za-z0-9])@+(?=[A-Za-z0-9])")
+_MENTION_TAIL = re.compile(r"(?<![A-Za-z0-9])@+$")
 _CROSS_REF = re.compile(r"\b[A-Za-z0-9][\w.-]*/[\w.-]+#\d+\b")
 _CANDIDATE = re.compile(r"[A-Za-z_][\w./:-]*(?:\(\))?")
 _IDENTIFIER_DOTTED = re.compile(r"[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+")
@@ -66,12 +69,17 @@ def _break_comment_markers(text: str) -> str:
 
 
 def _join(parts: list[str]) -> str:
-    """Concatenate rendered pieces so that two code spans never touch: "`a`" + "`b`" would read as
-    one broken span ("`a``b`") and expose the raw text inside it."""
+    """Concatenate rendered pieces so that two code spans never touch ("`a`" + "`b`" would read as one
+    broken span "`a``b`" and expose the raw text inside it) and no piece completes a mention."""
     out = ""
     for part in parts:
         if part and out.endswith("`") and part.startswith("`"):
             out += " "
+        if part.startswith("[") and out.endswith("!"):
+            out = out[:-1] + "\\!"  # "!" + "[label](url)" would be an image
+        if part[:1].isalnum() and _MENTION_TAIL.search(out):
+            # "@" + a link's label "t" would make a live "@t": drop the dangling "@".
+            out = _MENTION_TAIL.sub("", out)
         out += part
     return out
 
@@ -136,7 +144,12 @@ def _escape_piece(piece: str) -> str:
     return escape_text(piece)
 
 
+_SAFE_URL = re.compile(r"https?://[A-Za-z0-9\-._~:/?#@!$&*+,;=%]+", re.IGNORECASE)
+
+
 def _host_allowed(url: str, host: str) -> bool:
+    if not _SAFE_URL.fullmatch(url):
+        return False  # a backslash, quote or bracket could end or escape the Markdown link around it
     try:
         parts = urlsplit(url if "://" in url else "https://" + url)
     except ValueError:
@@ -153,7 +166,9 @@ def _urls_and_plain(text: str, host: str) -> str:
         end = start + len(url)
         out.append(_plain(text[pos:start]))
         if url.lower().startswith("http") and _host_allowed(url, host):
-            out.append(url.replace("&", "&amp;"))
+            # An explicit link, not a bare URL: GFM's autolinker would run on into a following
+            # backtick and break the code span after it (found with GitHub's own parser).
+            out.append(f"[{escape_text(url)}]({url})")
         else:
             out.append(code(url))
         pos = end
@@ -189,7 +204,7 @@ def inline(text: str, limit: int, host: str = "github.com") -> str:
         pos = match.end()
     out.append(_links_urls_plain(text[pos:], host))
     result = _join(out).strip()
-    return guard_line_start(result)
+    return guard_line_start(guard_block_start(result))
 
 
 def reference(text: str, limit: int = 160, host: str = "github.com") -> str:
@@ -198,6 +213,19 @@ def reference(text: str, limit: int = 160, host: str = "github.com") -> str:
     if text and " " not in text:
         return code(text.strip("`") or text)
     return inline(text, limit, host)
+
+
+# Only what would really open a block: "# h", "- x", "--" / "___" (rules), "> q", "~~~", "1. x".
+_BLOCK_START = re.compile(r"^(?:#{1,6}(?=\s|$)|[-+*_](?=[\s\-*+_]|$)|>|~~~|\d{1,9}[.)](?=\s|$))")
+
+
+def guard_block_start(text: str) -> str:
+    """A field placed after "- " or at a line start must not open a list, heading, quote or rule."""
+    match = _BLOCK_START.match(text)
+    if match is None:
+        return text
+    marker = match.group(0)
+    return (marker[:-1] + "\\" + marker[-1]) + text[len(marker):]
 
 
 def guard_line_start(line: str) -> str:

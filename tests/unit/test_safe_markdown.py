@@ -39,7 +39,7 @@ def test_images_and_foreign_links_lose_their_target() -> None:
 def test_bare_foreign_urls_become_code_and_own_host_stays_linkable() -> None:
     out = sm.inline("see https://evil.example/x and www.evil.example and https://ghe.corp/o/r/pull/1", 400, host="ghe.corp")
     assert "`https://evil.example/x`" in out and "`www.evil.example`" in out
-    assert " https://ghe.corp/o/r/pull/1" in out
+    assert "[https://ghe.corp/o/r/pull/1](https://ghe.corp/o/r/pull/1)" in out
 
 
 def test_reference_links_cannot_be_defined() -> None:
