@@ -237,12 +237,13 @@ def _decisions(sig: Signals, verdict: Verdict, language: str) -> list[Decision]:
         ))
     for r in [r for r in sig.ranked if r.kind in CODE_KINDS and r.definitions and r.change.path not in
               sig.abstractions][: 3 - len(out)]:
-        more = len(r.definitions) - 4
+        names = _notable(r.definitions)
+        more = len(names) - 4
         out.append(Decision(
             title=_clip(phrase(language, "d_definitions_title", file=r.change.path.rsplit("/", 1)[-1]), 160),
-            explanation=_clip(phrase(language, "d_definitions", names=_code_names(r.definitions, 4, language),
+            explanation=_clip(phrase(language, "d_definitions", names=_code_names(names, 4, language),
                                      more=phrase(language, "d_more", n=more) if more > 0 else ""), 900),
-            references=[r.change.path, f"{r.change.path}::{r.definitions[0]}"],
+            references=[r.change.path, f"{r.change.path}::{names[0]}"],
         ))
     if sig.kernel_files and len(out) < 4 and not any(p in sig.kernel_files for d in out for p in d.references):
         paths = list(sig.kernel_files[:3])
@@ -307,6 +308,15 @@ def _open_items(ctx: PRContext, sig: Signals, coverage: Coverage, language: str)
     return [_clip(x, 300) for x in out[:5]]
 
 
+def _notable(names: tuple[str, ...] | list[str]) -> list[str]:
+    """Definitions worth naming to a reader: dunder methods (`__init__`, `__len__`) say nothing on their own."""
+    kept = [n for n in names if not (n.startswith("__") and n.endswith("__"))]
+    return kept or list(names)
+
+
 def _related(ctx: PRContext) -> list[int]:
-    numbers = [i.number for i in ctx.linked_issues] + [r.number for r in ctx.related]
+    # Linked (closing) issues have their own line in the comment; "related" is what is only mentioned
+    # or cross-references this PR.
+    linked = {i.number for i in ctx.linked_issues}
+    numbers = [r.number for r in ctx.related if r.number not in linked]
     return [n for n in dict.fromkeys(numbers) if n != ctx.number][:8]

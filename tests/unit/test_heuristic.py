@@ -18,6 +18,7 @@ from readworthy.models import (
     FileStatus,
     LinkedIssue,
     PRContext,
+    RelatedItem,
     Review,
     ReviewState,
     ReviewThread,
@@ -120,7 +121,25 @@ def test_small_fix_is_skim_but_with_a_root_cause_analysis_it_is_deep_read() -> N
     assert "#901" in digest.reason
     assert digest.linked_issue_findings[0].startswith("#901 Illegal memory access")
     assert "analysis" in digest.linked_issue_findings[0]
-    assert digest.related == [901]
+    assert digest.related == []  # the linked issue has its own line; "related" is for mentions
+
+
+def test_related_lists_mentions_and_cross_references_but_not_linked_issues() -> None:
+    issue = LinkedIssue(number=901, title="Illegal memory access", state="closed")
+    ctx = _small_fix().model_copy(update={
+        "linked_issues": [issue],
+        "related": [RelatedItem(number=901, title="dup of the linked one"),
+                    RelatedItem(number=950, title="Follow-up", is_pull_request=True)],
+    })
+    assert heuristic_digest(ctx, NO_COVERAGE, "en").related == [950]
+
+
+def test_dunder_methods_are_not_named_as_design_points() -> None:
+    patch = "@@ -0,0 +1,6 @@\n+class Pool:\n+    def __init__(self):\n+        pass\n+    def lease(self):\n+        pass\n+"
+    ctx = PRContext(title="Add a pool", files=[
+        FileChange(path="engine/pool.py", status=FileStatus.ADDED, additions=6, patch=patch)])
+    text = " ".join(d.explanation for d in heuristic_digest(ctx, NO_COVERAGE, "en").decisions)
+    assert "`lease`" in text and "__init__" not in text
 
 
 def test_new_abstraction_with_capability_flag_is_deep_read_and_guide_points_at_it() -> None:
