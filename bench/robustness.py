@@ -35,25 +35,37 @@ ROOT = Path(__file__).resolve().parent.parent
 for extra in (ROOT / "src", ROOT / "tests", ROOT / "tests" / "e2e"):
     sys.path.insert(0, str(extra))
 
-import requests  # noqa: E402
+import requests
+from action_run import GOOD_DIGEST, KEY, REPO, own_comments, pr_payload
+from hostile_cases import (
+    FAKE_FENCE_CLOSE,
+    HIDDEN_INSTRUCTION,
+    HOSTILE_STRINGS,
+    INJECTION,
+    PRIVATE_KEY_BLOCK,
+    SECRETS,
+    comment_problems,
+    hostile_digest,
+    leaked,
+)
+from servers.github_server import GitHubServer
+from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN, ItemRef, PRCommit, PRFile, PullRequest
+from servers.openai_server import OpenAIServer
+from test_faults_github import (
+    EDIT_COMMENT,
+    EDIT_FAULTS,
+    LIST_COMMENTS,
+    PERSISTENT_FAULTS,
+    TRANSIENT_FAULTS,
+    primary_headers,
+)
+from test_faults_model import FAULTS as MODEL_FAULTS
 
-from action_run import GOOD_DIGEST, KEY, REPO, own_comments, pr_payload  # noqa: E402
-from hostile_cases import (  # noqa: E402
-    FAKE_FENCE_CLOSE, HIDDEN_INSTRUCTION, HOSTILE_STRINGS, INJECTION, PRIVATE_KEY_BLOCK, SECRETS,
-    comment_problems, hostile_digest, leaked,
-)
-from readworthy import github_api  # noqa: E402
-from readworthy.action import run_action  # noqa: E402
-from readworthy.config import build_settings  # noqa: E402
-from readworthy.review import Request, review_one  # noqa: E402
-from readworthy.state import decode_state  # noqa: E402
-from servers.github_server import GitHubServer  # noqa: E402
-from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN, ItemRef, PRCommit, PRFile, PullRequest  # noqa: E402
-from servers.openai_server import OpenAIServer  # noqa: E402
-from test_faults_github import (  # noqa: E402
-    EDIT_COMMENT, EDIT_FAULTS, LIST_COMMENTS, PERSISTENT_FAULTS, TRANSIENT_FAULTS, primary_headers,
-)
-from test_faults_model import FAULTS as MODEL_FAULTS  # noqa: E402
+from readworthy import github_api
+from readworthy.action import run_action
+from readworthy.config import build_settings
+from readworthy.review import Request, review_one
+from readworthy.state import decode_state
 
 RUN_BOUND_S = 20.0
 
@@ -362,7 +374,7 @@ def seed_hostile_pr(gh: GitHubServer, text: dict[str, str]) -> PullRequest:
 def split_fence(text: str) -> tuple[str, str, str]:
     import re
 
-    marks = list(re.finditer(r"^<<<(BEGIN|END) (RW-[0-9a-f]{12}) (\w+)>>>", text, re.M))
+    marks = list(re.finditer(r"^<<<(BEGIN|END) (RW-[0-9a-f]{12}) (\w+)>>>", text, re.MULTILINE))
     if not marks:
         return "", "", text
     nonce = marks[0].group(2)
@@ -404,13 +416,11 @@ def secrets_matrix(figures: Figures, tmp: Path) -> None:
                        "comment": body, "hidden state": state.model_dump_json() if state else "",
                        "job summary": res.summary, "stdout": res.stdout, "logs": res.logs}
             figures.secrets_planted += planted
-            found = {name for text in outputs.values() for name in leaked(text)}
             figures.secrets_leaked += sum(1 for text in outputs.values() for _ in leaked(text))
             figures.leak_details += [f"{mode}: {where} has {leaked(text)}" for where, text in outputs.items() if leaked(text)]
             counted = state.coverage.secrets_redacted if state else -1
             if counted != planted:
                 figures.leak_details.append(f"{mode}: footer counts {counted}, planted {planted}")
-            del found
             count_duplicates(figures, gh, pr)
     # Our own secrets: ::add-mask:: first, then never printed, even with show-prompt and step debug.
     with servers() as (gh, ai):

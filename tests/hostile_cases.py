@@ -94,7 +94,7 @@ def leaked(text: str) -> list[str]:
 # --------------------------------------------------------------------------- checking a rendered comment
 
 # A code span: a backtick run not escaped with "\\", up to the same run (CommonMark lets it span lines).
-_CODE = re.compile(r"(?<![\\`])(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
+_CODE = re.compile(r"(?<![\\`])(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 _OWN_TAGS = re.compile(r"</?details>|</?summary>")
 
 

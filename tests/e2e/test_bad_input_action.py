@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from action_run import REPO, action_env, own_comments, pr_payload, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from action_run import REPO, action_env, own_comments, pr_payload, run
-from readworthy.state import decode_state
 from servers.github_server import GitHubServer
 from servers.github_state import PRFile, PullRequest
+
+from readworthy.state import decode_state
 
 
 def review(github_server: GitHubServer, pr: PullRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

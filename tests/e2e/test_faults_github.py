@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 import requests
-
 from action_run import REPO, action_env, own_comments, pr_payload, run
+from servers.github_server import GitHubServer
+from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN, PRFile, PullRequest
+
 from readworthy import github_api
 from readworthy.config import Settings, build_settings
 from readworthy.review import Request, review_one
-from servers.github_server import GitHubServer
-from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN, PRFile, PullRequest
 
 SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
              "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from action_run import GOOD_DIGEST, KEY, REPO, action_env, own_comments, pr_payload, run
-from readworthy.cli import main as cli_main
-from readworthy.state import decode_state
 from servers.github_server import GitHubServer
 from servers.github_state import PRFile, PullRequest
 from servers.openai_server import OpenAIServer
+
+from readworthy.cli import main as cli_main
+from readworthy.state import decode_state
 
 SAMPLE_PATCH = Path(__file__).resolve().parents[2] / "src" / "readworthy" / "sample" / "diff.patch"
 FALLBACK_LABEL = "Heuristic fallback — the model could not be used"

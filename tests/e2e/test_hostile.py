@@ -20,7 +20,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-
 from action_run import GOOD_DIGEST, KEY, REPO, action_env, own_comments, pr_payload, run
 from hostile_cases import (
     FAKE_FENCE_CLOSE,
@@ -35,12 +34,13 @@ from hostile_cases import (
     hostile_digest,
     leaked,
 )
-from readworthy.state import decode_state
 from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_TOKEN, ItemRef, PRCommit, PRFile, PullRequest
 from servers.openai_server import OpenAIServer
 
-FENCE_RE = re.compile(r"^<<<(BEGIN|END) (RW-[0-9a-f]{12}) (\w+)>>>", re.M)
+from readworthy.state import decode_state
+
+FENCE_RE = re.compile(r"^<<<(BEGIN|END) (RW-[0-9a-f]{12}) (\w+)>>>", re.MULTILINE)
 
 
 def seed_pr(server: GitHubServer, *, title: str, body: str, comment: str, diff_line: str, issue_text: str,

@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
+from hostile_cases import HOSTILE_STRINGS, comment_problems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hostile_cases import HOSTILE_STRINGS, comment_problems
 from readworthy.cli import main as cli_main
 from readworthy.diffparse import parse_patch_bytes
 from readworthy.errors import InputError
@@ -140,7 +140,7 @@ def test_a_single_5_mb_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     data = json_report(capsys, patch, "--budget", "8000")
     assert time.monotonic() - started < 20
     assert data["coverage"]["files_total"] == 1
-    code, out, err = local(capsys, "--patch", str(patch), "--budget", "8000", "--show-prompt")
+    code, out, _err = local(capsys, "--patch", str(patch), "--budget", "8000", "--show-prompt")
     assert code == 0 and len(out) < 8000 * 8  # the 5 MB line was cut to the budget, not sent whole
 
 
@@ -150,7 +150,7 @@ def test_non_utf8_patch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     patch.write_bytes(text.encode("latin-1") + b"+\xff\xfe\x00 stray bytes\n")
     data = json_report(capsys, patch)
     assert data["coverage"]["files_total"] == 1
-    code, out, err = local(capsys, "--patch", str(patch))
+    code, _out, err = local(capsys, "--patch", str(patch))
     assert code == 0 and "\ufffd" not in err and "Traceback" not in err
 
 
