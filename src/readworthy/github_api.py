@@ -41,7 +41,7 @@ class BoundedRetry(GithubRetry):
         super().__init__(**kwargs)
 
     def increment(self, method: str | None = None, url: str | None = None, response: Any = None,
-                  error: Exception | None = None, _pool: Any = None, _stacktrace: Any = None) -> Retry:
+                  error: Exception | None = None, _pool: Any = None, _stacktrace: Any = None) -> Retry:  # type: ignore[override]  # as GithubRetry
         if method == "POST" and not (url or "").split("?")[0].endswith("/graphql"):
             if error is not None:
                 raise error  # what urllib3 does for a method it may not retry: the create may have landed
