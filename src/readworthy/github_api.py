@@ -40,8 +40,10 @@ class BoundedRetry(GithubRetry):
         kwargs.setdefault("allowed_methods", Retry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"})
         super().__init__(**kwargs)
 
-    def increment(self, method: str | None = None, url: str | None = None, response: Any = None,
-                  error: Exception | None = None, _pool: Any = None, _stacktrace: Any = None) -> Retry:  # type: ignore[override]  # as GithubRetry
+    def increment(  # type: ignore[override]  # returns Retry, as GithubRetry.increment does
+        self, method: str | None = None, url: str | None = None, response: Any = None,
+        error: Exception | None = None, _pool: Any = None, _stacktrace: Any = None,
+    ) -> Retry:
         if method == "POST" and not (url or "").split("?")[0].endswith("/graphql"):
             if error is not None:
                 raise error  # what urllib3 does for a method it may not retry: the create may have landed
