@@ -293,3 +293,32 @@ def test_dispatch_for_a_pr_that_does_not_exist(
     assert result.code == code
     assert "4242" in result.summary and "404" in result.summary
     assert "Traceback" not in result.stdout
+
+
+# --------------------------------------------------------------------------- `readworthy pr` from a terminal
+
+
+@pytest.mark.parametrize(("method", "path", "fault", "words"), [
+    ("GET", PULL, {"status": 404, "body": {"message": "Not Found"}}, "404"),
+    ("GET", FILES, {"status": 502}, "github"),
+    ("POST", GRAPHQL, {"status": 429, "headers": {"Retry-After": "3600"}, "body": SECONDARY}, "rate limit"),
+], ids=["404", "files-502", "rate-limit-an-hour"])
+def test_pr_command_fails_with_exit_1_and_one_line(
+    method: str, path: str, fault: dict[str, Any], words: str, github_server: GitHubServer,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from readworthy.cli import main as cli_main
+
+    pr = simple_pr(github_server)
+    github_server.inject(method, path, times=None, **fault)
+    monkeypatch.setenv("GITHUB_TOKEN", WORKFLOW_TOKEN)
+    monkeypatch.setenv("GITHUB_API_URL", github_server.api_url)
+    monkeypatch.setenv("GITHUB_GRAPHQL_URL", github_server.graphql_url)
+    started = time.monotonic()
+    code = cli_main(["pr", f"{REPO}#{pr.number}", "--dry-run"])
+    out, err = capsys.readouterr()
+    assert time.monotonic() - started < RUN_BOUND_S
+    assert code == 1
+    errors = [line for line in err.splitlines() if line.startswith("readworthy: error: ")]
+    assert len(errors) == 1 and words in errors[0].lower(), err
+    assert "Traceback" not in err and WORKFLOW_TOKEN not in out + err
