@@ -343,6 +343,18 @@ def hostile_matrix(figures: Figures, tmp: Path) -> None:
                     if comments else ["no comment"]
                 figures.hostile.record(f"model answer {attack} ({language})", problems == [], "; ".join(problems))
                 count_duplicates(figures, gh, pr)
+    # No key: the heuristic echoes the PR's own hostile text; it must come out as harmless.
+    for attack in sorted(set(HOSTILE_STRINGS) - {"huge"}):
+        with servers() as (gh, _):
+            text = HOSTILE_STRINGS[attack]
+            pr = seed_hostile_pr(gh, dict.fromkeys(
+                ("title", "body", "comment", "diff", "issue", "thread", "review", "commit"), text))
+            run_action_once(gh, tmp / f"hh-{attack}", pr_payload(pr, "opened"))
+            comments = own_comments(gh, pr.number)
+            problems = comment_problems(comments[0].body, urlsplit(gh.html_url).hostname or "") \
+                if comments else ["no comment"]
+            figures.hostile.record(f"PR text via heuristic {attack}", problems == [], "; ".join(problems))
+            count_duplicates(figures, gh, pr)
     for verdict in ("must-read", "", None):
         with servers() as (gh, ai):
             pr = simple_pr(gh)

@@ -267,3 +267,22 @@ def test_a_secret_in_the_title_stays_out_of_a_reused_analysis(
     state = decode_state(comment.body)
     assert state is not None
     assert leaked(state.model_dump_json()) == [] and leaked(comment.body + second.summary + second.stdout) == []
+
+
+@pytest.mark.parametrize("attack", sorted(set(HOSTILE_STRINGS) - {"huge"}))
+def test_hostile_pr_text_echoed_by_the_heuristic_is_harmless(
+    attack: str, github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No key: the heuristic builds the digest from the PR's own text (titles, commits, issues, threads,
+    paths), so the attack reaches the renderer through it instead of through a model."""
+    text = HOSTILE_STRINGS[attack]
+    pr = seed_pr(github_server, title=f"Fix {text}", body=text, comment=text, diff_line=text, issue_text=text,
+                 thread_text=text, review_text=text, commit_text=text)
+    pr.files.append(PRFile(f"tests/{text.splitlines()[0][:60]}/test_x.py", status="added", additions=1,
+                           patch="@@ -0,0 +1 @@\n+def test_x(): pass"))
+    result = run(monkeypatch, capsys, action_env(github_server, tmp_path, "pull_request_target",
+                                                   pr_payload(pr, "opened")))
+    assert result.code == 0
+    [comment] = own_comments(github_server, pr.number)
+    assert comment_problems(comment.body, urlsplit(github_server.html_url).hostname or "") == []
