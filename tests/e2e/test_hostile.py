@@ -286,3 +286,24 @@ def test_hostile_pr_text_echoed_by_the_heuristic_is_harmless(
     assert result.code == 0
     [comment] = own_comments(github_server, pr.number)
     assert comment_problems(comment.body, urlsplit(github_server.html_url).hostname or "") == []
+
+
+def test_local_debug_logging_never_prints_the_key(openai_server: OpenAIServer, tmp_path: Path) -> None:
+    """`readworthy -v local` with the openai SDK's own debug logging on: the key stays out of both streams."""
+    import os
+    import subprocess
+    import sys
+
+    patch = tmp_path / "c.patch"
+    patch.write_text("diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1,2 @@\n x = 1\n"
+                     f"+TOKEN = '{SECRETS['github_token']}'\n")
+    openai_server.add_json(GOOD_DIGEST)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "GITHUB_"))}
+    env.update(OPENAI_API_KEY=KEY, OPENAI_BASE_URL=openai_server.url, OPENAI_LOG="debug")
+    proc = subprocess.run([sys.executable, "-m", "readworthy.cli", "-v", "local", "--patch", str(patch)],
+                          check=False, capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "DEBUG" in proc.stderr  # debug logging really was on
+    assert KEY not in proc.stdout + proc.stderr
+    assert leaked(proc.stdout + proc.stderr) == []
+    assert leaked(openai_server.chat_requests[0].body.decode()) == []
