@@ -140,6 +140,10 @@ def graphql(
     fatal = [e for e in errors if e.get("type") != "NOT_FOUND"]
     if fatal:
         detail = "; ".join(str(e.get("message", e))[:200] for e in fatal[:3])
+        if any(e.get("type") == "RATE_LIMITED" or "rate limit" in str(e.get("message", "")).lower() for e in fatal):
+            # GraphQL reports its rate limit as HTTP 200 with an error: not a configuration problem.
+            raise GitHubError(f"GitHub rate limit hit while {doing} (GraphQL: {detail}): wait for the reset, "
+                              "or use a token with a higher limit.")
         raise GitHubError(f"GitHub's GraphQL API refused the query for {doing}: {detail}. "
                           f"Check GITHUB_GRAPHQL_URL ({settings.graphql_url}) points at the same GitHub.")
     return body.get("data") or {}, errors
