@@ -322,3 +322,14 @@ def test_pr_command_fails_with_exit_1_and_one_line(
     errors = [line for line in err.splitlines() if line.startswith("readworthy: error: ")]
     assert len(errors) == 1 and words in errors[0].lower(), err
     assert "Traceback" not in err and WORKFLOW_TOKEN not in out + err
+
+
+def test_graphql_rate_limit_answered_with_200_is_named(github_server: GitHubServer) -> None:
+    """GitHub's GraphQL API reports its rate limit as HTTP 200 with an error of type RATE_LIMITED."""
+    pr = simple_pr(github_server)
+    github_server.inject("POST", GRAPHQL, status=200, times=None, body={
+        "data": None, "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for installation ID 1."}]})
+    outcome = review(github_server, pr)
+    assert outcome.status == "failed"
+    assert "rate limit" in outcome.message.lower()
+    assert "GITHUB_GRAPHQL_URL" not in outcome.message  # not a configuration problem
