@@ -141,6 +141,8 @@ PERSISTENT_FAULTS: list[tuple[str, str, str, dict[str, Any], str]] = [
      {"status": 403, "headers": {"Retry-After": "1"}, "body": SECONDARY}, "rate limit"),
     ("primary-rate-limit-reset-in-an-hour", "GET", FILES,
      {"status": 403, "headers": "primary:3600", "body": PRIMARY}, "rate limit"),
+    ("graphql-rate-limited-200", "POST", GRAPHQL, {"status": 200, "body": {"data": None, "errors": [
+        {"type": "RATE_LIMITED", "message": "API rate limit exceeded for installation ID 1."}]}}, "rate limit"),
     ("retry-after-an-hour", "POST", GRAPHQL,
      {"status": 429, "headers": {"Retry-After": "3600"}, "body": SECONDARY}, "rate limit"),
 ]
