@@ -237,3 +237,19 @@ def test_local_command_recovers_from_one_fault(openai_server: OpenAIServer, monk
     out, _ = capsys.readouterr()
     assert code == 0
     assert FALLBACK_LABEL not in out and "<!-- readworthy:" in out
+
+
+def test_an_hour_long_retry_after_does_not_hang_the_run(
+    github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The SDK honours Retry-After only up to a minute; beyond that it backs off normally, so a provider
+    asking for an hour costs seconds, then the labelled fallback."""
+    pr = simple_pr(github_server)
+    openai_server.add_error(429, "quota exceeded", headers={"Retry-After": "3600"}, times=4)
+    started = time.monotonic()
+    result = run(monkeypatch, capsys, model_env(github_server, openai_server, tmp_path, pr))
+    assert time.monotonic() - started < RUN_BOUND_S
+    assert result.code == 0
+    [comment] = own_comments(github_server, pr.number)
+    assert FALLBACK_LABEL in comment.body and "429" in comment.body
