@@ -65,9 +65,10 @@ def _print_report(report: Report, fmt: str) -> None:
     if fmt == "json":
         print(report_to_json(report))
     else:
-        from .render import render_comment
+        from .render import render_markdown
 
-        print(render_comment(report))
+        # The hidden state is for the sticky comment's re-runs; a terminal reader gets the guide only.
+        print(render_markdown(report))
 
 
 # --------------------------------------------------------------------------- commands
