@@ -37,6 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
+from urllib.parse import unquote
 from urllib.parse import parse_qsl, urlsplit
 
 from . import github_rest as rest
@@ -394,7 +395,8 @@ class GitHubServer:
             if method != call.method:
                 allowed = True
                 continue
-            call.params = m.groupdict()
+            # Like GitHub, path parameters arrive percent-encoded (labels/readworthy%3Askim).
+            call.params = {k: unquote(v) if isinstance(v, str) else v for k, v in m.groupdict().items()}
             try:
                 with self.state.lock:
                     return fn(self.state, call)

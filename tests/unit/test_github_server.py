@@ -328,3 +328,12 @@ def test_compare_base_head_caps_files_at_300(github_server: GitHubServer) -> Non
     data = requests.get(url, timeout=5).json()
     assert (data["total_commits"], len(data["commits"]), len(data["files"])) == (2, 2, 300)
     assert requests.get(url.replace(pr.head_sha, "f" * 40), timeout=5).status_code == 404
+
+
+
+def test_percent_encoded_path_parameters_are_decoded(github_server: GitHubServer) -> None:
+    """PyGithub sends DELETE .../labels/readworthy%3Askim; like GitHub, the server must find `readworthy:skim`."""
+    pr = github_server.add_pr("o/r", "Title", "Body", files=_files(1), labels=["readworthy:skim", "cpu"])
+    issue = github_client(github_server).get_repo("o/r").get_issue(pr.number)
+    issue.remove_from_labels("readworthy:skim")
+    assert [lb.name for lb in issue.repository.get_issue(pr.number).labels] == ["cpu"]
