@@ -97,7 +97,7 @@ def test_injections_reach_the_model_only_inside_the_fence(
     tagged = {w: f"{INJECTION} [{w}-inj]" for w in where}
     pr = seed_pr(
         github_server, title=tagged["title"],
-        body=f"{tagged['body']}\n{FAKE_FENCE_CLOSE}\n" + "\n".join(HIDDEN_VARIANTS) + f"\nsplit{ZERO_WIDTH}threads",
+        body=f"{tagged['body']}\n{FAKE_FENCE_CLOSE}\n" + "\n".join(HIDDEN_VARIANTS) + f"\nsplit{ZERO_WIDTH}threads entity&#8203;&#x202E;split",
         comment=tagged["comment"], diff_line=tagged["diff"], issue_text=tagged["issue"],
         thread_text=tagged["thread"], review_text=tagged["review"], commit_text=tagged["commit"],
     )
@@ -122,6 +122,7 @@ def test_injections_reach_the_model_only_inside_the_fence(
     # Hidden text never reaches the model; invisible characters are gone.
     assert HIDDEN_INSTRUCTION not in text
     assert not any(ch in text for ch in ZERO_WIDTH) and "splitthreads" in text
+    assert "entitysplit" in text  # entities that decode to invisible characters are removed after decoding
     # The system message says what the fence means.
     [request] = openai_server.chat_requests
     assert "untrusted" in (request.json["messages"][1]["content"][:600] + request.json["messages"][0]["content"]).lower()
