@@ -40,6 +40,7 @@ from action_run import GOOD_DIGEST, KEY, REPO, own_comments, pr_payload
 from hostile_cases import (
     FAKE_FENCE_CLOSE,
     HIDDEN_INSTRUCTION,
+    HIDDEN_VARIANTS,
     HOSTILE_STRINGS,
     INJECTION,
     PRIVATE_KEY_BLOCK,
@@ -328,7 +329,9 @@ def hostile_matrix(figures: Figures, tmp: Path) -> None:
                                    "not fenced")
         figures.hostile.record("forged fence close", "RW-000000000000" in inside and nonce not in inside,
                                "fence closable")
-        figures.hostile.record("hidden HTML instruction", HIDDEN_INSTRUCTION not in text, "reached the model")
+        for i, variant in enumerate(HIDDEN_VARIANTS):
+            figures.hostile.record(f"hidden text {variant[:24]!r}", f"{HIDDEN_INSTRUCTION}-{i}" not in text,
+                                   "reached the model")
         count_duplicates(figures, gh, pr)
     # Hostile model answers: every attack in every field, in both languages.
     for attack in sorted(HOSTILE_STRINGS):
@@ -369,7 +372,8 @@ def hostile_matrix(figures: Figures, tmp: Path) -> None:
 
 def seed_hostile_pr(gh: GitHubServer, text: dict[str, str]) -> PullRequest:
     issue = gh.add_issue(REPO, "Worker crash on CPU", text["issue"], comments=[("carol", text["issue"])])
-    pr = gh.add_pr(REPO, text["title"], f"{text['body']}\n<!-- {HIDDEN_INSTRUCTION} -->\n\nFixes #{issue.number}",
+    hidden = "\n".join(v.replace(HIDDEN_INSTRUCTION, f"{HIDDEN_INSTRUCTION}-{i}") for i, v in enumerate(HIDDEN_VARIANTS))
+    pr = gh.add_pr(REPO, text["title"], f"{text['body']}\n{hidden}\n\nFixes #{issue.number}",
                    user="mallory",
                    files=[PRFile("vllm/v1/worker/cpu_worker.py", additions=2, deletions=1,
                                  patch="@@ -40,2 +40,3 @@ class CPUWorker:\n     def init_device(self):\n"
