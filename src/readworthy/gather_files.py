@@ -16,7 +16,7 @@ from requests.exceptions import RequestException
 
 from .config import Settings
 from .diffparse import parse_patch
-from .errors import InputError
+from .errors import GitHubError, InputError
 from .github_api import github_error
 from .models import FileChange, FileStatus
 
@@ -64,7 +64,10 @@ def fetch_files(gh: github.Github, settings: Settings, repo: str, number: int) -
             headers, page = gh.requester.requestJsonAndCheck("GET", url, parameters=params)
         except (github.GithubException, RequestException) as exc:
             raise github_error(exc, f"listing the files of {repo}#{number}", settings) from None
-        files += [_file_change(d) for d in page or [] if isinstance(d, dict) and d.get("filename")]
+        if not isinstance(page, list):  # e.g. a proxy's HTML page: not "a PR without files"
+            raise GitHubError(f"GitHub answered the file list of {repo}#{number} with something that is not JSON "
+                              f"(a proxy or login page?): check GITHUB_API_URL ({settings.github_api_url}).")
+        files += [_file_change(d) for d in page if isinstance(d, dict) and d.get("filename")]
         link = next((v for k, v in headers.items() if k.lower() == "link"), "")
         m = _NEXT.search(link)
         url, params = (m.group(1), None) if m else (None, None)

@@ -135,7 +135,11 @@ def graphql(
         )
     except (github.GithubException, RequestException) as exc:
         raise github_error(exc, doing, settings) from None
-    body = body if isinstance(body, dict) else {}
+    if not isinstance(body, dict) or not isinstance(body.get("data"), dict | None) or (
+            body.get("data") is None and not body.get("errors")):
+        # PyGithub wraps a non-JSON answer as {"data": "<html>..."}: a proxy or login page, not GitHub.
+        raise GitHubError(f"GitHub's GraphQL endpoint answered {doing} with something that is not GraphQL JSON "
+                          f"(a proxy or login page?): check GITHUB_GRAPHQL_URL ({settings.graphql_url}).")
     errors = [e for e in body.get("errors") or [] if isinstance(e, dict)]
     fatal = [e for e in errors if e.get("type") != "NOT_FOUND"]
     if fatal:

@@ -140,12 +140,16 @@ def _is_ours(comment: IssueComment, own_login: str) -> bool:
 def find_own_comments(issue: Issue, own_login: str) -> list[IssueComment]:
     """Our sticky comments on `issue`, oldest first (normally zero or one)."""
     try:
-        return sorted((c for c in issue.get_comments() if _is_ours(c, own_login)), key=lambda c: c.id)
+        comments = list(issue.get_comments())
+    except (TypeError, AttributeError, KeyError):  # PyGithub reading a non-JSON page (a proxy, a login page)
+        raise GitHubError(f"GitHub answered the comment list of #{issue.number} with something that is not JSON "
+                          "(a proxy or login page?); check GITHUB_API_URL and re-run the job") from None
     except github.GithubException as exc:
         raise GitHubError(f"cannot list the comments of #{issue.number}: {exc.status} {exc.data}") from None
     except TRANSIENT as exc:
         raise GitHubError(f"GitHub did not answer usably while listing the comments of #{issue.number} "
                           f"({type(exc).__name__}, after retries); re-run the job") from None
+    return sorted((c for c in comments if _is_ours(c, own_login)), key=lambda c: c.id)
 
 
 def find_existing_body(issue: Issue, own_login: str) -> tuple[IssueComment | None, str]:
