@@ -335,3 +335,18 @@ def test_graphql_rate_limit_answered_with_200_is_named(github_server: GitHubServ
     assert outcome.status == "failed"
     assert "rate limit" in outcome.message.lower()
     assert "GITHUB_GRAPHQL_URL" not in outcome.message  # not a configuration problem
+
+
+PROXY_PAGE = "<html><body><h1>Sign in to continue</h1>corporate proxy</body></html>"
+
+
+@pytest.mark.parametrize(("method", "path"), [("POST", GRAPHQL), ("GET", FILES), ("GET", LIST_COMMENTS)],
+                         ids=["graphql", "files", "comments"])
+def test_a_proxy_page_answered_with_200_is_a_clean_failure(method: str, path: str, github_server: GitHubServer) -> None:
+    """A proxy or captive portal in front of GHES answers 200 with HTML: not a PR without files, not a crash."""
+    pr = simple_pr(github_server)
+    github_server.inject(method, path, status=200, body=PROXY_PAGE, times=None)
+    outcome = review(github_server, pr)
+    assert outcome.status == "failed"
+    assert "not json" in outcome.message.lower() or "not graphql json" in outcome.message.lower(), outcome.message
+    assert own_comments(github_server, pr.number) == []
