@@ -40,6 +40,7 @@ from .models import (
     ThreadComment,
 )
 from .packdiff import RankedFile, pack_diff, rank_files, render_file_list
+from .packindex import compact_index_tokens
 from .packprose import render_commits, render_discussion, render_linked_issues, render_pr
 from .prompts import PROMPT_VERSION, build_messages
 from .redact import redact_secrets
@@ -59,6 +60,9 @@ DEFAULT_SHARES: Mapping[str, float] = {
     "files": 0.46,
     "diff": 0.20,
 }
+# When even the compact index does not fit, the diff keeps this part of its share (the rest goes to
+# the index). Half keeps the top hunks of the most valuable files in view.
+HUGE_PR_DIFF_SHARE_FACTOR = 0.5
 PER_MESSAGE_TOKENS = 4  # role and separators of one chat message
 REPLY_PRIMING_TOKENS = 3  # the assistant reply header every request carries
 SECTION_SLACK_TOKENS = 4  # per section: token merges at the fence boundaries
@@ -296,6 +300,12 @@ class _Renderer:
         demands["files"] = self.counter.count(self.files(everything, huge))
         demands["diff"] = self._diff_demand()
         alloc = allocate(room, shares, demands)
+        if alloc.get("files", 0) < compact_index_tokens(self.ranked, self.counter):
+            # A huge PR: even the compact index would fold files into directory counts, and the diff
+            # can show only a sliver of it anyway. Naming every file and what it defines tells the
+            # model more per token than a few more hunks, so part of the diff's share moves over.
+            shares = {**shares, "diff": shares["diff"] * HUGE_PR_DIFF_SHARE_FACTOR}
+            alloc = allocate(room, shares, demands)
         # the diff is rendered first: if it is complete, what it leaves unused flows to the others
         diff = self.diff(alloc.get("diff", 0)) if demands["diff"] else everything
         used_diff = self.counter.count(diff.text)

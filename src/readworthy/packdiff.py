@@ -2,8 +2,10 @@
 
 File list = the index: one line per file, most valuable first — status, path, kind, +/-, how much of
 its patch the diff shows, and the names its added lines define (and the functions its hunks touch).
-It is what tells the model what exists, so it is filled first; when it does not fit, the least
-valuable files fold into per-directory lines (count, kinds, +/-) so every file stays accounted for.
+It is what tells the model what exists, so it is filled first; when it does not fit, the files below
+the top ones go compact (packindex: path and names only, a repeated edit on one line), and only when
+that is too long too do the least valuable fold into per-directory lines (count, kinds, +/-), so
+every file stays accounted for.
 
 Diff = depth: hunks, condensed (long context and long removed runs shrunk around the changed
 lines), file by file in value order, definition-carrying hunks first, each file under a per-file
@@ -30,6 +32,7 @@ from .classify import (
     value_of,
 )
 from .models import FileChange, FileStatus
+from .packindex import STATUS_LETTER, compact_lines
 from .tokens import TokenCounter, truncate_to_tokens
 
 REPEAT_MIN_FILES = 4  # the same edit in this many files is "repeated"
@@ -48,14 +51,6 @@ MIN_USEFUL_PIECE = 24  # below this nothing (header + a hunk) fits: stop trying
 MIN_TRUNCATED_HUNK = 80  # a cut hunk shorter than this says too little to be worth its header
 CHARS_PER_TOKEN_CEILING = 8  # text longer than budget * this cannot fit; do not bother counting it
 
-_STATUS_LETTER = {
-    FileStatus.ADDED: "A",
-    FileStatus.MODIFIED: "M",
-    FileStatus.REMOVED: "D",
-    FileStatus.RENAMED: "R",
-    FileStatus.COPIED: "C",
-    FileStatus.CHANGED: "T",
-}
 _HUNK_SPLIT_RE = re.compile(r"^(?=@@ )", re.MULTILINE)
 _WORD_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
@@ -503,23 +498,40 @@ def render_file_list(
     prefix = [0]
     for cost in line_costs:
         prefix.append(prefix[-1] + cost)
-    best: str | None = None
-    for depth in (3, 2, 1, 0):
-        lo, hi = 0, len(ranked)
-        found: tuple[int, str] | None = None
+
+    def fits(text: str, fixed: int) -> bool:
+        return len(text) <= (limit - fixed) * CHARS_PER_TOKEN_CEILING and fixed + counter.count(text) + 1 <= limit
+
+    def compact(part: Sequence[RankedFile]) -> str:
+        return "\n".join(compact_lines(part, full, partial, shown)) if part else ""
+
+    # Then: the top k files on full lines, every other file compact (path and names, no counts);
+    # the largest k that fits. Only when even all-compact is too long do files fold into groups.
+    if fits(compact(ranked), head_cost):
+        lo, hi, k_best = 1, len(ranked), 0
         while lo <= hi:
             k = (lo + hi) // 2
-            folded = _folded_lines(ranked[k:], depth, line_of)
-            cost = head_cost + prefix[k] + counter.count(folded) + 1
-            if cost <= limit:
-                found = (k, folded)
+            if fits(compact(ranked[k:]), head_cost + prefix[k]):
+                k_best, lo = k, k + 1
+            else:
+                hi = k - 1
+        return "\n".join([head, *lines[:k_best], compact(ranked[k_best:])]).rstrip("\n")
+    # Else the top k compact and the rest folded into directory groups. The grouping depth that
+    # names the most files individually wins (a finer grouping of the rest is worth less than
+    # another file's path and names); on a tie the finer one.
+    best: str | None = None
+    most = -1
+    for depth in (3, 2, 1, 0):
+        lo, hi = max(0, most), len(ranked)
+        while lo <= hi:
+            k = (lo + hi) // 2
+            top, folded = compact(ranked[:k]), _folded_lines(ranked[k:], depth, line_of)
+            if fits(top + "\n" + folded, head_cost):
+                if k > most:
+                    most, best = k, "\n".join(part for part in (head, top, folded) if part)
                 lo = k + 1
             else:
                 hi = k - 1
-        if found is not None:
-            k, folded = found
-            best = "\n".join([head, *lines[:k], folded]) if folded else "\n".join([head, *lines[:k]])
-            break
     if best is None:  # even one line per kind is too long: the caller's final trim handles it
         best = head + "\n" + _folded_lines(ranked, 0, line_of)
     return best
@@ -535,7 +547,7 @@ def _file_line(
     c = r.change
     path = f"{c.previous_path} -> {c.path}" if c.previous_path else c.path
     seen = " diff:full" if c.path in full else " diff:partial" if c.path in partial else ""
-    line = f"{_STATUS_LETTER[c.status]} {path} [{r.kind.value}] +{c.additions}/-{c.deletions}{seen}"
+    line = f"{STATUS_LETTER[c.status]} {path} [{r.kind.value}] +{c.additions}/-{c.deletions}{seen}"
     if seen == " diff:full":
         return line  # everything it defines is in the diff
     names = [n for n in r.names if n not in shown]
@@ -566,7 +578,8 @@ def _folded_lines(rest: Sequence[RankedFile], depth: int, line_of: Callable[[Ran
             key = path[: cut + 1] if cut >= 0 else (path[: path.rfind("/") + 1] or "./")
         groups[key].append(r)
     singles = sum(1 for members in groups.values() if len(members) == 1)
-    out = [f"(+ {len(rest) - singles} more files, grouped by directory; not in the diff)"]
+    by = "directory" if depth else "kind"
+    out = [f"(+ {len(rest) - singles} more files, grouped by {by}; not in the diff)"]
     for key, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         if len(members) == 1:  # a group of one costs as much as the file's own line
             out.append(line_of(members[0]))
@@ -578,6 +591,6 @@ def _folded_lines(rest: Sequence[RankedFile], depth: int, line_of: Callable[[Ran
         for m in members:
             adds += m.change.additions
             dels += m.change.deletions
-            statuses.add(_STATUS_LETTER[m.change.status])
+            statuses.add(STATUS_LETTER[m.change.status])
         out.append(f"{''.join(sorted(statuses))} {key} {len(members)} files ({kind_text}) +{adds}/-{dels}")
     return "\n".join(out)

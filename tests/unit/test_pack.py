@@ -190,11 +190,44 @@ def test_huge_pr_file_list_folds_into_directory_groups_that_account_for_every_fi
     prompt = pack_prompt(ctx, Settings(budget=8_000))
     files_section = prompt.messages[-1].content
     folded = sum(int(n) for n in re.findall(r"\+ (\d+) more files, grouped", files_section))
-    individually = sum(1 for f in files if f"A {f.path} [" in files_section)
+    # a file line, full ("A path [kind] ...") or compact ("A path: names", "A path~")
+    listed = set(re.findall(r"^A (\S+?)[~=]?(?: \[|:|$)", files_section, re.MULTILINE))
+    individually = sum(1 for f in files if f.path in listed)
     assert folded + individually == 3_000
     assert prompt.tokens <= 8_000
     assert prompt.coverage.files_total == 3_000
     assert len(prompt.coverage.omitted) <= 100 and any("truncated" in n for n in prompt.coverage.notes)
+
+
+def test_a_repeated_edit_too_long_for_full_lines_lists_every_path_on_one_compact_line() -> None:
+    ctx = noisy_context()
+    prompt = pack_prompt(ctx, Settings(budget=4_000))  # 200 full lines alone would take ~2.8k
+    files_section = re.search(r"files>>>.*?<<<END", prompt.messages[-1].content, re.DOTALL)
+    assert files_section is not None
+    text = files_section.group(0)
+    # all 200 license-header paths whole: the top ones on full lines, the rest on the one line that
+    # says it is the same edit (not 200 lines, not a directory count)
+    line = next(ln for ln in text.split("\n") if "the same small edit as rust/src/mod" in ln)
+    on_line = set(line.split(": ", 1)[1].split())
+    assert len(on_line) >= 100
+    for i in range(200):
+        path = f"rust/src/mod{i}/lib.rs"
+        assert path in on_line or f"\nM {path} [source]" in text, path
+    assert "more files, grouped" not in text
+    assert prompt.tokens <= 4_000
+
+
+def test_compact_index_names_every_file_and_definition_before_folding_any() -> None:
+    # 100 modules of 6 functions: full lines for all do not fit 8k, compact lines do
+    files = [added_file(f"pkg/area{i % 9}/mod_{i}.py", python_module(f"m{i}", 6, body_lines=1)) for i in range(100)]
+    prompt = pack_prompt(PRContext(title="t", files=files, changed_files=len(files)), Settings(budget=8_000))
+    text = prompt_text(prompt)
+    assert "(compact from here" in text and "more files, grouped" not in text
+    for f in files:
+        assert re.search(rf"(?<![\w/]){re.escape(f.path)}(?![\w/])", text), f.path
+    for i in range(100):
+        assert all(re.search(rf"\bm{i}_step_{j}\b", text) for j in range(6)), i
+    assert prompt.tokens <= 8_000
 
 
 def test_files_beyond_the_github_cap_are_reported() -> None:
