@@ -258,6 +258,25 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
             count_duplicates(figures, gh, pr)
 
 
+    # A proxy or login page answered with 200: a clean failure, never "a PR without files" or a crash.
+    for name, method, path in [("proxy-page-graphql", "POST", r"^/graphql$"),
+                               ("proxy-page-files", "GET", r"/pulls/\d+/files$"),
+                               ("proxy-page-comments", "GET", LIST_COMMENTS)]:
+        with servers() as (gh, _):
+            pr = simple_pr(gh)
+            settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
+                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+            gh.inject(method, path, status=200, body="<html>Sign in to continue</html>", times=None)
+            try:
+                outcome = review_one(github_api.make_github(settings), None, REPO, pr.number, settings,
+                                     WORKFLOW_LOGIN, Request(force=True))
+                ok, why = outcome.status == "failed" and not own_comments(gh, pr.number), outcome.status
+            except Exception as exc:  # noqa: BLE001  (a crash is exactly what this row measures)
+                ok, why = False, repr(exc)
+            figures.github.record(f"github {name}", ok, why)
+            count_duplicates(figures, gh, pr)
+
+
 # --------------------------------------------------------------------------- model faults
 
 
