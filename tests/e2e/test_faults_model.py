@@ -236,7 +236,8 @@ def test_local_command_recovers_from_one_fault(openai_server: OpenAIServer, monk
     code = cli_main(["local", "--patch", str(SAMPLE_PATCH)])
     out, _ = capsys.readouterr()
     assert code == 0
-    assert FALLBACK_LABEL not in out and "<!-- readworthy:" in out
+    # The model's own guide is printed (the CLI prints it without the comment's hidden state).
+    assert FALLBACK_LABEL not in out and GOOD_DIGEST["headline"] in out
 
 
 def test_an_hour_long_retry_after_does_not_hang_the_run(
@@ -253,3 +254,33 @@ def test_an_hour_long_retry_after_does_not_hang_the_run(
     assert result.code == 0
     [comment] = own_comments(github_server, pr.number)
     assert FALLBACK_LABEL in comment.body and "429" in comment.body
+
+
+NOT_A_COMPLETION: dict[str, tuple[str, str]] = {
+    "proxy-login-page": ("<html><body>Sign in to the corporate proxy</body></html>", "text/html; charset=utf-8"),
+    "html-labelled-json": ("<html>502 Bad Gateway</html>", "application/json"),
+    "truncated-json": ('{"id": "x", "choices": [{"message": {"content": "{\\"verdict', "application/json"),
+    "choices-not-a-list": ('{"id": "x", "object": "chat.completion", "choices": "nope"}', "application/json"),
+    "message-null": (('{"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": null, '
+                     '"finish_reason": "stop"}]}'), "application/json"),
+    "usage-not-numbers": (('{"id": "x", "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": '
+                          '"assistant", "content": "{}"}}], "usage": {"prompt_tokens": "many"}}'), "application/json"),
+}
+
+
+@pytest.mark.parametrize("answer", list(NOT_A_COMPLETION.values()), ids=list(NOT_A_COMPLETION))
+def test_an_answer_that_is_not_a_chat_completion_falls_back_labelled(
+    answer: tuple[str, str], openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A proxy page, truncated JSON or a non-OpenAI shape with 200: the labelled fallback, never a traceback."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_server.url)
+    body, content_type = answer
+    openai_server.add_raw(200, body, content_type=content_type, times=6)
+    code = cli_main(["local", "--patch", str(SAMPLE_PATCH), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    assert data["analyzer"] == "heuristic" and data["fallback_reason"]
+    assert "Traceback" not in err

@@ -199,7 +199,8 @@ def test_fuzz_local_command_never_crashes(lines: list[str], tmp_path: Path, caps
     assert code in (0, KNOWN_FAILURE), err
     assert "Traceback" not in err
     if code == 0:
-        assert out.startswith("<!-- readworthy:") and "AKIAZ7Q3M2X9R4T8W6Y5" not in out
+        # A reading guide (no hidden state in the terminal), with the planted key redacted.
+        assert out.startswith("## ") and "<!-- readworthy:" not in out and "AKIAZ7Q3M2X9R4T8W6Y5" not in out
     else:
         assert err.startswith("readworthy: error: ")
 
