@@ -133,6 +133,10 @@ def _ask(client: openai.OpenAI, messages: list[Message], settings: Settings, mod
             continue
         except openai.APIError as exc:
             raise ModelFailure(_describe_api_error(exc, settings)) from None
+        except ValueError as exc:  # the SDK could not decode the body: a proxy page or a cut-off answer
+            spent.calls += 1
+            raise ModelFailure(f"the endpoint's answer is not JSON ({_clip(str(exc), 80)}): a proxy or login "
+                               "page in front of it? Check the base URL") from None
         spent.calls += 1
         _add_usage(spent, response)
         text, problem = _answer_text(response)
@@ -151,10 +155,13 @@ def _ask(client: openai.OpenAI, messages: list[Message], settings: Settings, mod
 
 def _answer_text(response: Any) -> tuple[str, str | None]:
     """The answer's text, and why it cannot be used as is (None when it may be parsed)."""
-    if not getattr(response, "choices", None):
+    choices = getattr(response, "choices", None)
+    if not choices or not isinstance(choices, list):
         raise ModelFailure("the endpoint returned no choices")
-    choice = response.choices[0]
-    message = choice.message
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    if message is None:  # the SDK does not validate shapes: an OpenAI-like server may send anything
+        raise ModelFailure("the endpoint's answer has no message: it is not an OpenAI chat completion")
     refusal = getattr(message, "refusal", None)
     if refusal:
         raise ModelFailure(f"the model refused: {_clip(refusal, 160)}")
@@ -235,11 +242,19 @@ def _describe_api_error(exc: openai.APIError, settings: Settings) -> str:
     return f"model call failed: {_clip(str(exc), 160)}"
 
 
+def _count(value: Any) -> int:
+    """A token count from the endpoint's usage block; anything that is not a count is 0, not a crash."""
+    try:
+        return max(0, int(value or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
 def _add_usage(spent: _Spent, response: Any) -> None:
     usage = getattr(response, "usage", None)
     if usage is not None:
-        spent.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
-        spent.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
+        spent.prompt_tokens += _count(getattr(usage, "prompt_tokens", 0))
+        spent.completion_tokens += _count(getattr(usage, "completion_tokens", 0))
     spent.served_model = str(getattr(response, "model", "") or spent.served_model)
 
 
