@@ -19,6 +19,7 @@ Each POST to `.../chat/completions` (OpenAI `/v1/chat/completions` or Azure
     server.add_error(429, "slow down", headers={"Retry-After": "1"})   # any status, OpenAI error body
     server.add_error(500)
     server.add_reset()                               # read the request, then RST the connection
+    server.add_raw(200, "<html>login</html>")        # exactly this body (content_type= to change the type)
     server.add_reply(..., delay=5.0)                 # answer late: a client timeout
     server.add_error(400, ..., times=3)              # any `add_*` takes times=N to queue N copies
 
@@ -72,7 +73,7 @@ class RecordedRequest:
 
 @dataclass
 class _Step:
-    kind: str  # "reply" | "error" | "reset"
+    kind: str  # "reply" | "error" | "reset" | "raw"
     content: str | None = None
     finish_reason: str = "stop"
     refusal: str | None = None
@@ -183,6 +184,12 @@ class OpenAIServer:
 
     def add_reset(self, *, delay: float = 0.0, times: int = 1) -> None:
         self._queue(_Step(kind="reset", delay=delay), times)
+
+    def add_raw(self, status: int, body: str | bytes, *, content_type: str = "text/html; charset=utf-8",
+                times: int = 1) -> None:
+        """Answer with exactly this body: a proxy's login page, a truncated or non-OpenAI JSON document."""
+        data = body.decode("latin-1") if isinstance(body, bytes) else body
+        self._queue(_Step(kind="raw", status=status, content=data, headers={"Content-Type": content_type}), times)
 
     def reject_response_format(self, kind: str) -> None:
         with self._lock:
@@ -307,7 +314,9 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             step = server._next_step(body)
             if step.delay:
                 time.sleep(step.delay)
-            if step.kind == "reset":
+            if step.kind == "raw":
+                self._send_raw(step)
+            elif step.kind == "reset":
                 self._reset()
             elif step.kind == "error":
                 error_type = "rate_limit_error" if step.status == 429 else "invalid_request_error"
@@ -317,6 +326,18 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                                                         "param": None, "code": None}}, step.headers)
             else:
                 self._send_json(200, _completion(step, body), step.headers)
+
+        def _send_raw(self, step: _Step) -> None:
+            data = (step.content or "").encode("latin-1", errors="replace")
+            try:
+                self.send_response(step.status)
+                for name, value in step.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
         def _reset(self) -> None:
             # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
