@@ -61,6 +61,7 @@ from test_faults_github import (
     primary_headers,
 )
 from test_faults_model import FAULTS as MODEL_FAULTS
+from test_faults_model import NOT_A_COMPLETION
 
 from readworthy import github_api
 from readworthy.action import run_action
@@ -318,6 +319,20 @@ def model_matrix(figures: Figures, tmp: Path) -> None:
             count_duplicates(figures, gh, pr)
 
 
+    for name, (body, content_type) in NOT_A_COMPLETION.items():  # 200 answers that are not completions
+        with servers() as (gh, ai):
+            pr = simple_pr(gh)
+            ai.add_raw(200, body, content_type=content_type, times=6)
+            try:
+                res = run_action_once(gh, tmp / f"m-raw-{name}", pr_payload(pr, "opened"), ai=ai)
+                comments = own_comments(gh, pr.number)
+                state = decode_state(comments[0].body) if comments else None
+                ok = res.code == 0 and state is not None and state.analyzer == "heuristic" and bool(state.fallback_reason)
+                why = f"exit {res.code}, {state and state.analyzer}"
+            except Exception as exc:  # noqa: BLE001  (a crash is exactly what this row measures)
+                ok, why = False, repr(exc)
+            figures.model.record(f"model answer {name}", ok, why)
+            count_duplicates(figures, gh, pr)
     for name, _, persistent, _words in MODEL_FAULTS[:2]:  # fail-on-error: true turns an outage into exit 1
         with servers() as (gh, ai):
             pr = simple_pr(gh)
