@@ -227,6 +227,9 @@ def has_write_access(gh: github.Github, repo: str, login: str) -> bool:
         raise GitHubError(f"cannot check {login}'s permission on {repo}: GitHub answered {exc.status}") from None
     except publish.TRANSIENT as exc:
         raise GitHubError(f"cannot check {login}'s permission on {repo}: {type(exc).__name__}") from None
+    except (KeyError, TypeError, AttributeError):  # PyGithub reading a non-JSON page
+        raise GitHubError(f"cannot check {login}'s permission on {repo}: GitHub's answer is not JSON "
+                          "(a proxy or login page?); check GITHUB_API_URL") from None
     return permission in WRITE_PERMISSIONS
 
 

@@ -264,7 +264,7 @@ def _create(issue: Issue, body: str, own_login: str) -> CommentRef:
     # Re-check: a concurrent run may have created its own comment meanwhile. The oldest wins.
     ours = find_own_comments(issue, own_login)
     if not ours:
-        if created is None:
+        if created is None or not isinstance(created.id, int):  # no comment in GitHub's answer (a proxy page?)
             raise PublishError("the readworthy comment was neither created nor found; re-run the job")
         return CommentRef(created.id, created.html_url, "created")
     keep = ours[0]

@@ -80,18 +80,22 @@ def _pr_info(gh: github.Github, repo: str, number: int) -> PullRequestInfo:
         pull = publish.lazy_repo(gh, repo).get_pull(number)
     except github.GithubException as exc:
         raise GitHubError(f"cannot read {repo}#{number}: GitHub answered {exc.status} (does it exist?)") from None
-    user = pull.user
-    login = user.login if user is not None else ""
-    return PullRequestInfo(
-        number=number,
-        draft=bool(pull.draft),
-        author=login,
-        author_is_bot=(user is not None and user.type == "Bot") or login.endswith("[bot]"),
-        base_ref=pull.base.ref,
-        head_sha=pull.head.sha,
-        labels=tuple(label.name for label in pull.labels),
-        locked=bool(pull.locked),
-    )
+    try:
+        user = pull.user
+        login = user.login if user is not None else ""
+        return PullRequestInfo(
+            number=number,
+            draft=bool(pull.draft),
+            author=login,
+            author_is_bot=(user is not None and user.type == "Bot") or login.endswith("[bot]"),
+            base_ref=pull.base.ref,
+            head_sha=pull.head.sha,
+            labels=tuple(label.name for label in pull.labels),
+            locked=bool(pull.locked),
+        )
+    except (AttributeError, TypeError, KeyError):  # PyGithub built the PR from a non-JSON page
+        raise GitHubError(f"GitHub's answer for {repo}#{number} is not JSON (a proxy or login page?): "
+                          "check GITHUB_API_URL") from None
 
 
 def skip_reason(info: PullRequestInfo, settings: Settings, explicit: bool) -> tuple[str, str]:
