@@ -350,3 +350,38 @@ def test_a_proxy_page_answered_with_200_is_a_clean_failure(method: str, path: st
     assert outcome.status == "failed"
     assert "not json" in outcome.message.lower() or "not graphql json" in outcome.message.lower(), outcome.message
     assert own_comments(github_server, pr.number) == []
+
+
+def test_a_proxy_page_for_the_pull_request_itself(
+    github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """workflow_dispatch reads the PR through REST (no payload describes it)."""
+    pr = simple_pr(github_server)
+    github_server.inject("GET", PULL, status=200, body=PROXY_PAGE, times=None)
+    env = action_env(github_server, tmp_path, "workflow_dispatch", {"inputs": {"pr-number": str(pr.number)}},
+                     inputs={"pr-number": str(pr.number), "fail-on-error": "true"})
+    result = run(monkeypatch, capsys, env)
+    assert result.code == 1 and "not JSON" in result.summary
+    assert own_comments(github_server, pr.number) == []
+
+
+def test_a_proxy_page_for_the_permission_check(
+    github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from action_run import comment_payload
+
+    pr = simple_pr(github_server)
+    github_server.inject("GET", r"/collaborators/[^/]+/permission$", status=200, body=PROXY_PAGE, times=None)
+    env = action_env(github_server, tmp_path, "issue_comment", comment_payload(pr.number, "alice", "/readworthy", 77),
+                     inputs={"fail-on-error": "true"})
+    result = run(monkeypatch, capsys, env)
+    assert result.code == 1 and "not JSON" in result.summary
+    assert own_comments(github_server, pr.number) == []
+
+
+def test_a_proxy_page_for_the_create_is_not_reported_as_published(github_server: GitHubServer) -> None:
+    pr = simple_pr(github_server)
+    github_server.inject("POST", LIST_COMMENTS, status=200, body=PROXY_PAGE, times=None)
+    outcome = review(github_server, pr)
+    assert own_comments(github_server, pr.number) == []
+    assert outcome.status == "failed" and outcome.comment is None, outcome
