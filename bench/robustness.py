@@ -36,7 +36,7 @@ for extra in (ROOT / "src", ROOT / "tests", ROOT / "tests" / "e2e"):
     sys.path.insert(0, str(extra))
 
 import requests
-from action_run import GOOD_DIGEST, KEY, REPO, own_comments, pr_payload
+from action_run import GOOD_DIGEST, KEY, REPO, comment_payload, own_comments, pr_payload
 from hostile_cases import (
     FAKE_FENCE_CLOSE,
     HIDDEN_INSTRUCTION,
@@ -262,7 +262,9 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
     # A proxy or login page answered with 200: a clean failure, never "a PR without files" or a crash.
     for name, method, path in [("proxy-page-graphql", "POST", r"^/graphql$"),
                                ("proxy-page-files", "GET", r"/pulls/\d+/files$"),
-                               ("proxy-page-comments", "GET", LIST_COMMENTS)]:
+                               ("proxy-page-comments", "GET", LIST_COMMENTS),
+                               ("proxy-page-pull", "GET", r"/pulls/\d+$"),
+                               ("proxy-page-create", "POST", LIST_COMMENTS)]:
         with servers() as (gh, _):
             pr = simple_pr(gh)
             settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
@@ -276,6 +278,19 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
                 ok, why = False, repr(exc)
             figures.github.record(f"github {name}", ok, why)
             count_duplicates(figures, gh, pr)
+
+
+    with servers() as (gh, _):  # /readworthy: the permission check answered by a proxy page
+        pr = simple_pr(gh)
+        gh.inject("GET", r"/collaborators/[^/]+/permission$", status=200, body="<html>login</html>", times=None)
+        try:
+            res = run_action_once(gh, tmp / "proxy-permission", comment_payload(pr.number, "alice", "/readworthy", 77),
+                                  event="issue_comment", inputs={"fail-on-error": "true"})
+            ok, why = res.code == 1 and not own_comments(gh, pr.number), f"exit {res.code}"
+        except Exception as exc:  # noqa: BLE001  (a crash is exactly what this row measures)
+            ok, why = False, repr(exc)
+        figures.github.record("github proxy-page-permission", ok, why)
+        count_duplicates(figures, gh, pr)
 
 
 # --------------------------------------------------------------------------- model faults
