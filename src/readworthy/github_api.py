@@ -129,6 +129,9 @@ def graphql(
     graphql_reader(gh) for queries, which need no spacing.
     """
     reader = client.requester if isinstance(client, github.Github) else client
+    if query.lstrip().startswith("mutation"):
+        # A mutation may have landed even when its answer was lost (timeout, 5xx): never repeat it blindly.
+        reader = Requester(**(reader.kwargs | {"retry": BoundedRetry(total=0)}))
     try:
         _, body = reader.requestJsonAndCheck(
             "POST", settings.graphql_url, input={"query": query, "variables": variables}
