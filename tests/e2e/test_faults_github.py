@@ -385,3 +385,22 @@ def test_a_proxy_page_for_the_create_is_not_reported_as_published(github_server:
     outcome = review(github_server, pr)
     assert own_comments(github_server, pr.number) == []
     assert outcome.status == "failed" and outcome.comment is None, outcome
+
+
+def test_graphql_queries_are_retried_but_mutations_are_not(github_server: GitHubServer) -> None:
+    """A mutation (a Discussion for the digest) may have landed when its answer was lost: repeating it
+    could post twice. Queries are reads and are retried."""
+    from readworthy.errors import GitHubError
+    from readworthy.gather_graphql import VIEWER_QUERY
+
+    settings = small_settings(github_server)
+    gh = github_api.make_github(settings)
+    github_server.inject("POST", GRAPHQL, status=502, times=1)
+    data, _ = github_api.graphql(gh, settings, VIEWER_QUERY, {}, "asking who we are")
+    assert data["viewer"]["login"] == WORKFLOW_LOGIN and github_server.count("POST", GRAPHQL) == 2
+    github_server.clear_log()
+    github_server.inject("POST", GRAPHQL, status=502, times=1)
+    mutation = 'mutation { addComment(input: {subjectId: "x", body: "y"}) { clientMutationId } }'
+    with pytest.raises(GitHubError):
+        github_api.graphql(gh, settings, mutation, {}, "posting the digest")
+    assert github_server.count("POST", GRAPHQL) == 1
