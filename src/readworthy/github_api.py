@@ -4,8 +4,9 @@ Reads are not spaced (PyGithub's default 0.25 s per request would dominate a gat
 requests); writes are spaced 0.5 s, GitHub's advice against secondary rate limits. Retries: a few,
 for 5xx and rate limits, with every wait bounded (`BoundedRetry`): PyGithub would otherwise sleep
 until a primary rate limit resets (up to an hour) or for any Retry-After a server sends. GraphQL
-POSTs are reads and are retried; a REST POST (a comment create) is not retried on a timeout or a
-5xx, because it may have landed: publish.py looks for the comment before creating it again.
+queries are reads and are retried; a GraphQL mutation or a REST POST (a comment create) is not
+retried on a timeout or a 5xx, because it may have landed: publish.py looks for the comment
+before creating it again.
 """
 
 from __future__ import annotations
