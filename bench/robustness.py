@@ -66,6 +66,7 @@ from test_faults_model import NOT_A_COMPLETION
 from readworthy import github_api
 from readworthy.action import run_action
 from readworthy.config import build_settings
+from readworthy.errors import GitHubError
 from readworthy.review import Request, review_one
 from readworthy.state import decode_state
 
@@ -280,6 +281,18 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
             count_duplicates(figures, gh, pr)
 
 
+    with servers() as (gh, _):  # a GraphQL mutation answered 502 is reported, not repeated
+        settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
+                                   "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+        gh.inject("POST", r"^/graphql$", status=502, times=1)
+        try:
+            github_api.graphql(github_api.make_github(settings), settings,
+                               'mutation { addComment(input: {subjectId: "x", body: "y"}) { clientMutationId } }',
+                               {}, "posting")
+            ok, why = False, "no error reported"
+        except GitHubError:
+            ok, why = gh.count("POST", r"^/graphql$") == 1, f"{gh.count('POST', r'^/graphql$')} POSTs"
+        figures.github.record("github mutation-502-not-repeated", ok, why)
     with servers() as (gh, _):  # /readworthy: the permission check answered by a proxy page
         pr = simple_pr(gh)
         gh.inject("GET", r"/collaborators/[^/]+/permission$", status=200, body="<html>login</html>", times=None)
