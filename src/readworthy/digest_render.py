@@ -12,18 +12,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
-
-import jinja2
 
 from . import __version__
 from . import safe_markdown as sm
 from .config import LANGUAGES
 from .digest_models import DigestEntry, DigestResult, LeftOut
 from .models import Verdict
-from .render import strings, verdict_emoji, verdict_word
+from .render import host_of, strings, template_environment, verdict_emoji, verdict_word
 
 BODY_LIMIT = 65_000  # GitHub refuses bodies above 65,536 characters; headroom for the hidden marker
 DIGEST_MARKER = "<!-- readworthy-digest:"
@@ -73,21 +70,6 @@ _LADDER = [
     _Detail(skim_decisions=0, skim_paragraph=False, deep_decisions=0, deep_alongside=False,
             deep_paragraph=False, left_out_listed=False, reason_limit=140),
 ]
-
-
-@cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("readworthy", "templates"),
-        autoescape=False,  # values are pre-escaped Markdown, not HTML
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "github.com") if url else "github.com"
 
 
 def _safe_url(url: str, host: str) -> str:
@@ -150,7 +132,7 @@ def _alongside(entry: DigestEntry, host: str, sep: str, shown: set[str]) -> str:
 def _entry_view(entry: DigestEntry, detail: _Detail, lang: str) -> dict[str, Any]:
     report = entry.report
     cand = entry.candidate
-    host = _host(cand.url or report.url)
+    host = host_of(cand.url or report.url)
     verdict = report.digest.verdict
     text = strings(lang)
     if verdict is Verdict.DEEP_READ:
@@ -211,7 +193,7 @@ def _view(result: DigestResult, detail: _Detail, now: datetime) -> dict[str, Any
             groups.append({"verdict": verdict.value, "emoji": verdict_emoji(verdict),
                            "word": verdict_word(verdict, lang), "entries": items})
     counts = result.counts()
-    host = _host(next((e.candidate.url for e in ordered if e.candidate.url), ""))
+    host = host_of(next((e.candidate.url for e in ordered if e.candidate.url), ""))
     window = result.request.window
     heuristic = sum(1 for e in result.entries if e.report.analyzer == "heuristic")
     models = sorted({e.report.model for e in result.entries if e.report.analyzer == "model" and e.report.model})
@@ -246,7 +228,7 @@ def _view(result: DigestResult, detail: _Detail, now: datetime) -> dict[str, Any
 def render_digest(result: DigestResult, now: datetime | None = None, limit: int = BODY_LIMIT) -> str:
     """The reading list as Markdown, hidden marker first, within GitHub's body limit."""
     lang = result.language if result.language in LANGUAGES else "en"
-    template = _environment().get_template(f"{lang}/digest.md.j2")
+    template = template_environment().get_template(f"{lang}/digest.md.j2")
     moment = now or datetime.now(UTC)
     body = ""
     for detail in _LADDER:

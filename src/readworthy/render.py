@@ -85,7 +85,8 @@ def _language(report: Report) -> str:
 
 
 @cache
-def _environment() -> jinja2.Environment:
+def template_environment() -> jinja2.Environment:
+    """The one Jinja2 environment for comment and digest templates (templates/{en,zh-CN}/)."""
     return jinja2.Environment(
         loader=jinja2.PackageLoader("readworthy", "templates"),
         autoescape=False,  # values are pre-escaped Markdown, not HTML
@@ -115,8 +116,12 @@ def verdict_emoji(verdict: Verdict) -> str:
 
 def repo_host(report: Report) -> str:
     """The host links may point to: the PR's own (github.com or the GHES host)."""
-    host = urlsplit(report.url).hostname if report.url else None
-    return host or "github.com"
+    return host_of(report.url)
+
+
+def host_of(url: str) -> str:
+    """The host of a GitHub URL, github.com when there is none."""
+    return (urlsplit(url).hostname or "github.com") if url else "github.com"
 
 
 def _omitted(report: Report, text: dict[str, Any]) -> str:
@@ -204,7 +209,7 @@ def _cost(usd: float) -> str:
 
 
 def _render(report: Report, with_state: bool, limit: int) -> str:
-    template = _environment().get_template(f"{_language(report)}/comment.md.j2")
+    template = template_environment().get_template(f"{_language(report)}/comment.md.j2")
     body = ""
     for detail, trimmed in _LADDER:
         body = sm.guard_lines(template.render(**_view(report, detail, trimmed, with_state)).strip()) + "\n"
