@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from digest_seeding import REPO, add_pr_at, model_reply, use_wall_clock
-from servers.github_fixtures import PERSONAL_TOKEN, WORKFLOW_LOGIN, WORKFLOW_TOKEN
+from servers.github_fixtures import PERSONAL_TOKEN, WORKFLOW_LOGIN
 from servers.github_server import GitHubServer
 from servers.openai_server import OpenAIServer
 
@@ -17,15 +17,6 @@ from readworthy.state import MARKER, decode_state
 
 NOW = datetime.now(UTC)
 
-
-@pytest.fixture
-def env(github_server: GitHubServer, monkeypatch: pytest.MonkeyPatch) -> GitHubServer:
-    monkeypatch.setenv("GITHUB_TOKEN", WORKFLOW_TOKEN)
-    monkeypatch.setenv("GITHUB_API_URL", github_server.api_url)
-    monkeypatch.setenv("GITHUB_GRAPHQL_URL", github_server.graphql_url)
-    github_server.add_repo(REPO, discussion_categories=["General", "Reading list"])
-    use_wall_clock(github_server)
-    return github_server
 
 
 def _model(monkeypatch: pytest.MonkeyPatch, openai_server: OpenAIServer) -> None:
@@ -61,10 +52,10 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
 
 
 def test_heuristic_digest_of_the_last_day_lists_merged_prs_and_writes_their_comments(
-    env: GitHubServer, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+    digest_env: GitHubServer, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level("INFO", logger="readworthy")
-    n = _seed_day(env)
+    n = _seed_day(digest_env)
     code, out, err = _run(capsys, "--since", "24h", "--format", "json")
     assert code == 0, err
     data = json.loads(out)
@@ -76,7 +67,7 @@ def test_heuristic_digest_of_the_last_day_lists_merged_prs_and_writes_their_comm
     assert data["usage"]["model_calls"] == 0
     # each analysed PR got its own sticky comment: the cache for the next digest
     for key in ("a", "b", "c"):
-        bodies = _own_comments(env, n[key])
+        bodies = _own_comments(digest_env, n[key])
         assert len(bodies) == 1
         stored = decode_state(bodies[0])
         assert stored is not None and stored.number == n[key]
@@ -85,9 +76,9 @@ def test_heuristic_digest_of_the_last_day_lists_merged_prs_and_writes_their_comm
 
 
 def test_state_open_and_all_and_closed_select_their_own_prs(
-    env: GitHubServer, capsys: pytest.CaptureFixture[str]
+    digest_env: GitHubServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    n = _seed_day(env)
+    n = _seed_day(digest_env)
     for state, expected in (
         ("open", {n["open"]}),
         ("all", {n["a"], n["b"], n["c"], n["open"]}),
@@ -98,8 +89,8 @@ def test_state_open_and_all_and_closed_select_their_own_prs(
         assert {e["number"] for e in json.loads(out)["entries"]} == expected, state
 
 
-def test_from_to_window_and_explicit_pr_list(env: GitHubServer, capsys: pytest.CaptureFixture[str]) -> None:
-    n = _seed_day(env)
+def test_from_to_window_and_explicit_pr_list(digest_env: GitHubServer, capsys: pytest.CaptureFixture[str]) -> None:
+    n = _seed_day(digest_env)
     start = (NOW - timedelta(hours=25)).strftime("%Y-%m-%dT%H:%M:%SZ")
     end = (NOW - timedelta(hours=5)).strftime("%Y-%m-%dT%H:%M:%SZ")
     code, out, err = _run(capsys, "--from", start, "--to", end, "--format", "json", "--dry-run")
@@ -112,7 +103,7 @@ def test_from_to_window_and_explicit_pr_list(env: GitHubServer, capsys: pytest.C
     data = json.loads(out)
     assert {e["number"] for e in data["entries"]} == {n["bot"], n["old"]}
     assert [x["reason"] for x in data["left_out"]] == ["not-found"]
-    assert _own_comments(env, n["old"]) == []  # --dry-run wrote nothing
+    assert _own_comments(digest_env, n["old"]) == []  # --dry-run wrote nothing
 
     # with --prs a window only labels the digest: the old PR is still listed
     code, out, err = _run(capsys, "--prs", str(n["old"]), "--since", "1d", "--dry-run")
@@ -121,11 +112,11 @@ def test_from_to_window_and_explicit_pr_list(env: GitHubServer, capsys: pytest.C
 
 
 def test_model_digest_second_run_reuses_every_stored_analysis_with_zero_model_calls(
-    env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
+    digest_env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _model(monkeypatch, openai_server)
-    n = _seed_day(env)
+    n = _seed_day(digest_env)
     openai_server.add_json(model_reply("deep-read", "Introduces a per-step cache"), times=3)
     code, out, err = _run(capsys, "--since", "24h", "--format", "json")
     assert code == 0, err
@@ -134,7 +125,7 @@ def test_model_digest_second_run_reuses_every_stored_analysis_with_zero_model_ca
     assert cold["usage"]["model_calls"] == 3 and cold["usage"]["cost_usd"] > 0
     assert {e["source"] for e in cold["entries"]} == {"analysed"}
 
-    env.clear_log()
+    digest_env.clear_log()
     code, out, err = _run(capsys, "--since", "24h", "--format", "json")
     assert code == 0, err
     warm = json.loads(out)
@@ -142,16 +133,16 @@ def test_model_digest_second_run_reuses_every_stored_analysis_with_zero_model_ca
     assert warm["usage"] == {"prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "model_calls": 0}
     assert {e["source"] for e in warm["entries"]} == {"cached"}
     assert [e["number"] for e in warm["entries"]] == [e["number"] for e in cold["entries"]]
-    assert env.count("PATCH") == 0 and env.count("POST", r"/comments$") == 0  # nothing rewritten
-    assert len(_own_comments(env, n["a"])) == 1
+    assert digest_env.count("PATCH") == 0 and digest_env.count("POST", r"/comments$") == 0  # nothing rewritten
+    assert len(_own_comments(digest_env, n["a"])) == 1
 
 
 def test_a_new_head_commit_invalidates_the_stored_analysis(
-    env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
+    digest_env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _model(monkeypatch, openai_server)
-    pr = add_pr_at(env, "Open work", created=NOW - timedelta(hours=2), user="erin")
+    pr = add_pr_at(digest_env, "Open work", created=NOW - timedelta(hours=2), user="erin")
     openai_server.add_json(model_reply("skim"), times=1)
     assert _run(capsys, "--state", "open", "--since", "1d")[0] == 0
     # a push: new head, new diff
@@ -163,15 +154,15 @@ def test_a_new_head_commit_invalidates_the_stored_analysis(
     assert len(openai_server.chat_requests) == 2
     entry = json.loads(out)["entries"][0]
     assert entry["source"] == "analysed" and entry["verdict"] == "deep-read"
-    assert decode_state(_own_comments(env, pr.number)[0]).head_sha == "f" * 40  # type: ignore[union-attr]
+    assert decode_state(_own_comments(digest_env, pr.number)[0]).head_sha == "f" * 40  # type: ignore[union-attr]
 
 
 def test_max_prs_stops_cleanly_and_names_what_was_left_out(
-    env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
+    digest_env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _model(monkeypatch, openai_server)
-    n = _seed_day(env)
+    n = _seed_day(digest_env)
     openai_server.add_json(model_reply(), times=3)
     code, out, err = _run(capsys, "--since", "24h", "--max-prs", "2")
     assert code == 0, err
@@ -182,11 +173,11 @@ def test_max_prs_stops_cleanly_and_names_what_was_left_out(
 
 
 def test_max_cost_never_starts_an_analysis_that_could_pass_the_cap(
-    env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
+    digest_env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _model(monkeypatch, openai_server)
-    _seed_day(env)
+    _seed_day(digest_env)
     # each answer reports 15,000 tokens in / 1,500 out: $0.0084 at gpt-4.1-mini prices
     openai_server.add_json(model_reply(), times=3, prompt_tokens=15_000, completion_tokens=1_500)
     # one analysis may cost up to $0.0096 (16,000-token budget + 2,000 out): a $0.02 cap starts two;
@@ -206,11 +197,11 @@ def test_max_cost_never_starts_an_analysis_that_could_pass_the_cap(
 
 
 def test_unknown_price_with_a_cost_cap_is_a_clear_error(
-    env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
+    digest_env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _model(monkeypatch, openai_server)
-    _seed_day(env)
+    _seed_day(digest_env)
     code, out, err = _run(capsys, "--since", "24h", "--max-cost", "1", "--model", "my-local-model")
     assert code == 1
     assert "price" in err and "my-local-model" in err and "Traceback" not in err
@@ -218,9 +209,9 @@ def test_unknown_price_with_a_cost_cap_is_a_clear_error(
 
 
 def test_output_file_json_by_suffix_and_markdown_job_summary(
-    env: GitHubServer, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    digest_env: GitHubServer, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _seed_day(env)
+    _seed_day(digest_env)
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     code, out, err = _run(capsys, "--since", "24h", "--output", str(tmp_path / "digest.json"))
@@ -233,7 +224,7 @@ def test_output_file_json_by_suffix_and_markdown_job_summary(
     assert (tmp_path / "digest.md").read_text().startswith("<!-- readworthy-digest:v1")
 
 
-def test_bad_flags_are_clear_errors(env: GitHubServer, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_flags_are_clear_errors(digest_env: GitHubServer, capsys: pytest.CaptureFixture[str]) -> None:
     for args, words in (
         (["--since", "yesterday"], "24h"),
         (["--from", "2026-13-01"], "YYYY-MM-DD"),
@@ -260,13 +251,13 @@ def test_a_personal_token_works_too(github_server: GitHubServer, monkeypatch: py
 
 
 def test_the_default_branch_config_sets_rules_and_language_unless_a_flag_does(
-    env: GitHubServer, capsys: pytest.CaptureFixture[str]
+    digest_env: GitHubServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    n = _seed_day(env)
-    item = env.state.item(REPO, n["b"])
+    n = _seed_day(digest_env)
+    item = digest_env.state.item(REPO, n["b"])
     assert item is not None
     item.labels.append("no-digest")
-    env.set_file(REPO, "main", ".github/readworthy.yml", "language: zh-CN\nskip_labels: [no-digest]\n")
+    digest_env.set_file(REPO, "main", ".github/readworthy.yml", "language: zh-CN\nskip_labels: [no-digest]\n")
     code, out, err = _run(capsys, "--since", "24h", "--dry-run")
     assert code == 0, err
     assert "# 📚 阅读清单" in out and f"#{n['b']}]" not in out and f"#{n['a']}]" in out

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from digest_seeding import REPO, add_pr_at, model_reply, use_wall_clock
+from digest_seeding import REPO, add_pr_at, model_reply
 from servers.github_fixtures import READONLY_TOKEN, WORKFLOW_LOGIN, WORKFLOW_TOKEN
 from servers.github_server import GitHubServer
 from servers.openai_server import OpenAIServer
@@ -21,15 +21,6 @@ from readworthy.state import MARKER
 
 NOW = datetime.now(UTC)
 
-
-@pytest.fixture
-def env(github_server: GitHubServer, monkeypatch: pytest.MonkeyPatch) -> GitHubServer:
-    monkeypatch.setenv("GITHUB_TOKEN", WORKFLOW_TOKEN)
-    monkeypatch.setenv("GITHUB_API_URL", github_server.api_url)
-    monkeypatch.setenv("GITHUB_GRAPHQL_URL", github_server.graphql_url)
-    github_server.add_repo(REPO, discussion_categories=["General", "Reading list"])
-    use_wall_clock(github_server)
-    return github_server
 
 
 def _seed(server: GitHubServer, count: int = 3) -> list[int]:
@@ -51,12 +42,12 @@ def _issues(server: GitHubServer) -> list:
 
 
 def test_new_issue_per_digest_carries_the_label_and_the_reading_list(
-    env: GitHubServer, capsys: pytest.CaptureFixture[str]
+    digest_env: GitHubServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    numbers = _seed(env)
+    numbers = _seed(digest_env)
     assert _digest("--since", "1d", "--publish", "issue", "--label", "reading-list") == 0
     assert _digest("--since", "1d", "--publish", "issue", "--label", "reading-list") == 0
-    issues = _issues(env)
+    issues = _issues(digest_env)
     assert len(issues) == 2  # one issue per digest
     for issue in issues:
         assert issue.labels == ["reading-list"] and issue.user == WORKFLOW_LOGIN
@@ -67,43 +58,43 @@ def test_new_issue_per_digest_carries_the_label_and_the_reading_list(
 
 
 def test_rolling_issue_is_found_by_label_and_edited_in_place_never_someone_elses(
-    env: GitHubServer, capsys: pytest.CaptureFixture[str]
+    digest_env: GitHubServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _seed(env, 2)
+    _seed(digest_env, 2)
     # someone else's issue with the same label, even with our marker text, is never edited
-    decoy = env.add_issue(REPO, "Our reading list (manual)", f"{DIGEST_MARKER}v1 repo=x end=_ -->\nmine",
+    decoy = digest_env.add_issue(REPO, "Our reading list (manual)", f"{DIGEST_MARKER}v1 repo=x end=_ -->\nmine",
                           user="mallory", labels=["readworthy-digest"])
     assert _digest("--since", "1d", "--publish", "rolling-issue") == 0
-    rolling = [i for i in _issues(env) if i.user == WORKFLOW_LOGIN]
+    rolling = [i for i in _issues(digest_env) if i.user == WORKFLOW_LOGIN]
     assert len(rolling) == 1
     first_body = rolling[0].body
-    later = add_pr_at(env, "A later change", created=NOW - timedelta(hours=1), merged=NOW - timedelta(minutes=30))
-    env.clear_log()
+    later = add_pr_at(digest_env, "A later change", created=NOW - timedelta(hours=1), merged=NOW - timedelta(minutes=30))
+    digest_env.clear_log()
     assert _digest("--since", "1d", "--publish", "rolling-issue") == 0
-    ours = [i for i in _issues(env) if i.user == WORKFLOW_LOGIN]
+    ours = [i for i in _issues(digest_env) if i.user == WORKFLOW_LOGIN]
     assert len(ours) == 1 and ours[0].number == rolling[0].number
     assert f"#{later.number}" in ours[0].body and ours[0].body != first_body
-    assert env.count("PATCH", rf"/issues/{ours[0].number}$") == 1 and env.count("POST", r"/issues$") == 0
+    assert digest_env.count("PATCH", rf"/issues/{ours[0].number}$") == 1 and digest_env.count("POST", r"/issues$") == 0
     assert decoy.body.endswith("mine") and decoy.title == "Our reading list (manual)"
     capsys.readouterr()
 
 
-def test_discussion_in_the_chosen_category_via_graphql(env: GitHubServer, capsys: pytest.CaptureFixture[str]) -> None:
-    numbers = _seed(env)
+def test_discussion_in_the_chosen_category_via_graphql(digest_env: GitHubServer, capsys: pytest.CaptureFixture[str]) -> None:
+    numbers = _seed(digest_env)
     assert _digest("--since", "1d", "--publish", "discussion", "--discussion-category", "reading list") == 0
-    repo = env.state.repo(REPO)
+    repo = digest_env.state.repo(REPO)
     assert repo is not None and len(repo.discussions) == 1
     discussion = repo.discussions[0]
     assert discussion.category_id == "DIC_reading-list"
     assert all(f"#{n}" in discussion.body for n in numbers)
-    assert env.count("POST", "/graphql") >= 3  # viewer, categories, createDiscussion
+    assert digest_env.count("POST", "/graphql") >= 3  # viewer, categories, createDiscussion
     capsys.readouterr()
 
 
 def test_unknown_discussion_category_names_the_choices_and_still_writes_output(
-    env: GitHubServer, capsys: pytest.CaptureFixture[str], tmp_path: Path, caplog: pytest.LogCaptureFixture
+    digest_env: GitHubServer, capsys: pytest.CaptureFixture[str], tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    _seed(env, 1)
+    _seed(digest_env, 1)
     out_file = tmp_path / "d.md"
     code = _digest("--since", "1d", "--publish", "discussion", "--discussion-category", "Nope",
                    "--output", str(out_file))
@@ -114,10 +105,10 @@ def test_unknown_discussion_category_names_the_choices_and_still_writes_output(
 
 
 def test_read_only_token_cannot_publish_but_the_digest_still_reaches_summary_and_file(
-    env: GitHubServer, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    digest_env: GitHubServer, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    _seed(env, 2)
+    _seed(digest_env, 2)
     monkeypatch.setenv("GITHUB_TOKEN", READONLY_TOKEN)
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
@@ -128,16 +119,16 @@ def test_read_only_token_cannot_publish_but_the_digest_still_reaches_summary_and
     data = json.loads((tmp_path / "d.json").read_text())
     assert len(data["entries"]) == 2
     assert any("not written" in w for w in data["warnings"])  # PR comments refused, said so
-    assert _issues(env) == []
+    assert _issues(digest_env) == []
 
 
 def test_chinese_digest_uses_chinese_verdict_words_and_reuses_chinese_analyses(
-    env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
+    digest_env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", openai_server.url)
-    numbers = _seed(env, 3)
+    numbers = _seed(digest_env, 3)
     replies = [("deep-read", "每步只算一次旋转表"), ("skim", "拆分运行器步骤"), ("skip", "修正文档拼写")]
     for verdict, headline in replies:
         openai_server.add_json(model_reply(verdict, headline, "理由：见代码。"))
@@ -155,7 +146,7 @@ def test_chinese_digest_uses_chinese_verdict_words_and_reuses_chinese_analyses(
     assert _digest("--since", "1d", "--language", "en") == 0
     assert len(openai_server.chat_requests) == 6
     # ... and the English run leaves the Chinese comments alone
-    item = env.state.item(REPO, numbers[0])
+    item = digest_env.state.item(REPO, numbers[0])
     assert item is not None
     ours = [c for c in item.comments if MARKER in c.body]
     assert len(ours) == 1 and "lang=zh-CN" in ours[0].body
@@ -163,14 +154,14 @@ def test_chinese_digest_uses_chinese_verdict_words_and_reuses_chinese_analyses(
 
 
 def test_matrix_backfill_chunks_then_analyse_then_assemble_with_zero_model_calls(
-    env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
+    digest_env: GitHubServer, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """What examples/digest-backfill.yml does, job by job."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", openai_server.url)
-    numbers = _seed(env, 5)
-    draft = add_pr_at(env, "WIP", created=NOW - timedelta(hours=2), draft=True)
+    numbers = _seed(digest_env, 5)
+    draft = add_pr_at(digest_env, "WIP", created=NOW - timedelta(hours=2), draft=True)
     window = ["--from", (NOW - timedelta(days=1)).strftime("%Y-%m-%d"), "--state", "all"]
 
     # job 1: list and split
@@ -192,11 +183,11 @@ def test_matrix_backfill_chunks_then_analyse_then_assemble_with_zero_model_calls
     final = json.loads(capsys.readouterr().out)
     assert len(openai_server.chat_requests) == 5
     assert final["usage"]["model_calls"] == 0 and final["cached"] == 5 and final["left_out"] == []
-    assert len(_issues(env)) == 1
+    assert len(_issues(digest_env)) == 1
 
 
-def test_cached_only_lists_what_has_no_stored_analysis(env: GitHubServer, capsys: pytest.CaptureFixture[str]) -> None:
-    numbers = _seed(env, 2)
+def test_cached_only_lists_what_has_no_stored_analysis(digest_env: GitHubServer, capsys: pytest.CaptureFixture[str]) -> None:
+    numbers = _seed(digest_env, 2)
     assert _digest("--prs", str(numbers[0])) == 0  # heuristic analysis, comment written
     capsys.readouterr()
     assert _digest("--prs", ",".join(map(str, numbers)), "--cached-only", "--format", "json") == 0
@@ -222,22 +213,22 @@ def _action_env(server: GitHubServer, tmp_path: Path, **inputs: str) -> dict[str
 
 
 def test_action_schedule_posts_a_rolling_digest_and_the_next_run_starts_where_it_ended(
-    env: GitHubServer, tmp_path: Path
+    digest_env: GitHubServer, tmp_path: Path
 ) -> None:
-    numbers = _seed(env, 2)
-    assert run_action(_action_env(env, tmp_path, digest_since="2d")) == 0
-    issues = _issues(env)
+    numbers = _seed(digest_env, 2)
+    assert run_action(_action_env(digest_env, tmp_path, digest_since="2d")) == 0
+    issues = _issues(digest_env)
     assert len(issues) == 1 and all(f"#{n}" in issues[0].body for n in numbers)
     assert "Reading list" in (tmp_path / "summary.md").read_text()
     # no digest-since: the window starts where the previous digest ended -> the old PRs are not repeated
     time.sleep(1.1)  # GitHub timestamps have whole seconds
-    later = add_pr_at(env, "After the last digest", created=NOW, merged=datetime.now(UTC))
-    assert run_action(_action_env(env, tmp_path)) == 0
-    issues = _issues(env)
+    later = add_pr_at(digest_env, "After the last digest", created=NOW, merged=datetime.now(UTC))
+    assert run_action(_action_env(digest_env, tmp_path)) == 0
+    issues = _issues(digest_env)
     assert len(issues) == 1
     assert f"#{later.number}" in issues[0].body and f"#{numbers[0]}" not in issues[0].body
 
 
-def test_action_digest_with_bad_inputs_fails_clearly(env: GitHubServer, tmp_path: Path) -> None:
-    assert run_action(_action_env(env, tmp_path, digest_target="slack")) == 1
+def test_action_digest_with_bad_inputs_fails_clearly(digest_env: GitHubServer, tmp_path: Path) -> None:
+    assert run_action(_action_env(digest_env, tmp_path, digest_target="slack")) == 1
     assert "digest-target" in (tmp_path / "summary.md").read_text()
