@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__
-from .config import LANGUAGES, Settings, build_settings, model_env
+from .config import LANGUAGES, Settings, terminal_settings
 from .digest_args import add_digest_parser
 from .errors import InputError, ReadworthyError
 from .models import Prompt, Report
@@ -37,17 +37,8 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _settings_from_args(args: argparse.Namespace, **extra: object) -> Settings:
-    values: dict[str, object] = dict(model_env())
-    values.update(
-        language=getattr(args, "language", None),
-        budget=getattr(args, "budget", None),
-        model=getattr(args, "model", None),
-        github_token=os.environ.get("GITHUB_TOKEN") or None,
-        github_api_url=os.environ.get("GITHUB_API_URL") or None,
-        github_graphql_url=os.environ.get("GITHUB_GRAPHQL_URL") or None,
-    )
-    values.update(extra)
-    return build_settings(values)
+    flags = {name: getattr(args, name, None) for name in ("language", "budget", "model")}
+    return terminal_settings({**flags, **extra})
 
 
 def report_to_json(report: Report) -> str:

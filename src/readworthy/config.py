@@ -135,3 +135,17 @@ def model_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
         "openai_api_key": env.get("OPENAI_API_KEY") or None,
         "openai_base_url": env.get("OPENAI_BASE_URL") or None,
     }
+
+
+def terminal_settings(flags: Mapping[str, object], environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings for a command run from a terminal: the openai SDK's and GitHub's environment variables
+    (OPENAI_API_KEY, OPENAI_BASE_URL, GITHUB_TOKEN, GITHUB_API_URL, GITHUB_GRAPHQL_URL), then the flags."""
+    env = os.environ if environ is None else environ
+    values: dict[str, object] = model_env(env)
+    values.update(
+        github_token=env.get("GITHUB_TOKEN") or None,
+        github_api_url=env.get("GITHUB_API_URL") or None,
+        github_graphql_url=env.get("GITHUB_GRAPHQL_URL") or None,
+    )
+    values.update(flags)
+    return build_settings(values)

@@ -26,7 +26,7 @@ import github
 import openai
 
 from . import github_api, publish
-from .config import Settings, build_settings, model_env
+from .config import Settings, terminal_settings
 from .digest_analyze import Context, fill
 from .digest_models import (
     DEFAULT_CATEGORY,
@@ -228,19 +228,6 @@ def request_from_inputs(
 # --------------------------------------------------------------------------- CLI
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    values: dict[str, object] = dict(model_env())
-    values.update(
-        language=args.language,
-        budget=args.budget,
-        model=args.model,
-        github_token=os.environ.get("GITHUB_TOKEN") or None,
-        github_api_url=os.environ.get("GITHUB_API_URL") or None,
-        github_graphql_url=os.environ.get("GITHUB_GRAPHQL_URL") or None,
-    )
-    return build_settings(values)
-
-
 def _format(args: argparse.Namespace) -> str:
     if args.format:
         return str(args.format)
@@ -266,7 +253,7 @@ def run_digest_command(args: argparse.Namespace, now: datetime | None = None) ->
     from .model_client import make_openai_client
 
     moment = now or datetime.now(UTC)
-    settings = _settings(args)
+    settings = terminal_settings({"language": args.language, "budget": args.budget, "model": args.model})
     if settings.github_token is None:
         raise ConfigError("GITHUB_TOKEN is not set: export a token that can read the repository")
     request = request_from_args(args, moment)
