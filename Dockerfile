@@ -34,7 +34,7 @@ RUN /opt/build-backend/bin/python3 -m pip wheel --no-cache-dir --no-deps --no-bu
     && /opt/venv/bin/python3 -m pip install --no-cache-dir --no-deps /tmp/dist/readworthy-*.whl \
     && { /opt/venv/bin/python3 -m pip check \
          || { echo "requirements.lock does not cover pyproject.toml: run scripts/lock-deps" >&2; exit 1; }; } \
-    && /opt/venv/bin/python3 -m readworthy.tokens --materialise /opt/readworthy/tiktoken \
+    && /opt/venv/bin/python3 -m readworthy.pack.tokens --materialise /opt/readworthy/tiktoken \
     && /opt/venv/bin/python3 -m pip uninstall --yes pip setuptools \
     && /opt/venv/bin/python3 -m compileall -q /opt/venv/lib
 

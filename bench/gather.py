@@ -28,9 +28,9 @@ from servers.github_fixtures import WORKFLOW_TOKEN, GitHubServer, ItemRef, PRFil
 from servers.github_graphql import FETCH_COMMAND, load_github_schema
 
 from readworthy.config import build_settings
-from readworthy.diffparse import parse_patch
-from readworthy.gather import gather_pr, make_github
-from readworthy.repo_config import load_repo_config
+from readworthy.gather.diffparse import parse_patch
+from readworthy.gather.pull import gather_pr, make_github
+from readworthy.gather.repo_config import load_repo_config
 
 VLLM = ROOT.parent / "shared" / "fixtures" / "vllm"
 REPO = "vllm-project/vllm"

@@ -14,9 +14,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from readworthy.ground import ground_digest
-from readworthy.heuristic import heuristic_digest
-from readworthy.local import LocalSource, context_from_source
+from readworthy.analyze.ground import ground_digest
+from readworthy.analyze.heuristic import heuristic_digest
+from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.models import Coverage
 
 DEFAULT_FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "vllm"

@@ -8,7 +8,7 @@
    alone and merged with three noise PRs (#48472 license headers on 253 files, #46799 Cargo.lock,
    #52672 a generated requirements file), files in path order as git prints them.
    Three strategies, same budget, same prompt template:
-     ours      readworthy.pack.pack_prompt
+     ours      readworthy.pack.prompt.pack_prompt
      naive     the diff in git order, cut at the budget
      pr-agent  largest-first (qodo-ai/pr-agent's compressed diff): drop deleted files and
                deletion-only hunks, add whole file patches largest first while they fit, then
@@ -33,13 +33,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from readworthy.classify import Classifier, FileKind, defined_names
 from readworthy.config import Settings
-from readworthy.diffparse import parse_patch_bytes
+from readworthy.gather.diffparse import parse_patch_bytes
 from readworthy.models import Commit, FileChange, FileStatus, PRContext
-from readworthy.pack import messages_tokens, pack_prompt
-from readworthy.prompts import build_messages
-from readworthy.tokens import TokenCounter, get_token_counter, truncate_to_tokens
+from readworthy.pack.classify import Classifier, FileKind, defined_names
+from readworthy.pack.prompt import messages_tokens, pack_prompt
+from readworthy.pack.tokens import TokenCounter, get_token_counter, truncate_to_tokens
+from readworthy.prompts.messages import build_messages
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_FIXTURES = REPO.parent / "shared" / "fixtures" / "vllm"

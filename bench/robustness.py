@@ -63,12 +63,12 @@ from test_faults_github import (
 from test_faults_model import FAULTS as MODEL_FAULTS
 from test_faults_model import NOT_A_COMPLETION
 
-from readworthy import github_api
 from readworthy.action import run_action
 from readworthy.config import build_settings
 from readworthy.errors import GitHubError
+from readworthy.gather import github_api
+from readworthy.render.state import decode_state
 from readworthy.review import Request, review_one
-from readworthy.state import decode_state
 
 RUN_BOUND_S = 20.0
 

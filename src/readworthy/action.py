@@ -42,11 +42,12 @@ from dataclasses import dataclass, field
 import github
 from actions_toolkit import core  # type: ignore[import-untyped]
 
-from . import github_api, publish
+from . import publish
+from .analyze.client import make_openai_client
 from .config import Settings, build_settings
 from .errors import ConfigError, EventError, GitHubError, PublishError, ReadworthyError
 from .event import Event, parse_event
-from .model_client import make_openai_client
+from .gather import github_api
 from .review import Request, ReviewOutcome, review_one
 
 log = logging.getLogger(__name__)
@@ -198,7 +199,7 @@ def _fail(message: str, settings: Settings, summary_path: str | None) -> int:
 
 def _run_digest(settings: Settings, inputs: Mapping[str, str], environ: Mapping[str, str]) -> int:
     try:
-        from .digest import run_digest_action
+        from .digest.run import run_digest_action
     except ImportError:
         core.notice("readworthy: digest mode is not available in this version; nothing to do")
         publish.write_job_summary("## readworthy\n\nDigest mode is not available in this version.",

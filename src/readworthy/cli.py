@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import __version__
 from .config import LANGUAGES, Settings, terminal_settings
-from .digest_args import add_digest_parser
+from .digest.args import add_digest_parser
 from .errors import InputError, ReadworthyError
 from .models import Prompt, Report
 
@@ -56,7 +56,7 @@ def _print_report(report: Report, fmt: str) -> None:
     if fmt == "json":
         print(report_to_json(report))
     else:
-        from .render import render_markdown
+        from .render.comment import render_markdown
 
         # The hidden state is for the sticky comment's re-runs; a terminal reader gets the guide only.
         print(render_markdown(report))
@@ -67,8 +67,8 @@ def _print_report(report: Report, fmt: str) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Analyze the bundled sample PR with the heuristic analyzer: no key, no network."""
+    from .gather.sample import load_sample
     from .pipeline import review_context
-    from .sample import load_sample
 
     settings = _settings_from_args(args, openai_api_key=None, openai_base_url=None)
     settings = settings.model_copy(update={"openai_api_key": None})
@@ -79,9 +79,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_local(args: argparse.Namespace) -> int:
     """Analyze a patch file, stdin, or a git range of the repository in the current directory."""
-    from .analyze import make_openai_client
-    from .local import LocalSource, context_from_source
-    from .pack import pack_prompt
+    from .analyze.model import make_openai_client
+    from .gather.local import LocalSource, context_from_source
+    from .pack.prompt import pack_prompt
     from .pipeline import review_context
 
     if args.patch is None and args.base is None:
@@ -131,7 +131,7 @@ def cmd_action(args: argparse.Namespace) -> int:
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
-    from .digest import run_digest_command
+    from .digest.run import run_digest_command
 
     return run_digest_command(args)
 

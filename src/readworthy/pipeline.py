@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import openai
 
-from .analyze import analyze
+from .analyze.model import analyze
 from .config import Settings
 from .models import PRContext, Report
-from .pack import pack_prompt, prepare_material
+from .pack.prompt import pack_prompt, prepare_material
 
 
 def review_context(ctx: PRContext, settings: Settings, client: openai.OpenAI | None) -> Report:

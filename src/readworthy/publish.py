@@ -26,7 +26,7 @@ from github.Repository import Repository
 
 from .errors import GitHubError, PublishError
 from .models import Verdict
-from .state import MARKER, has_marker
+from .render.state import MARKER, has_marker
 
 log = logging.getLogger(__name__)
 

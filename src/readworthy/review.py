@@ -23,16 +23,18 @@ import openai
 from actions_toolkit import core  # type: ignore[import-untyped]
 from github.IssueComment import IssueComment
 
-from . import gather, github_api, publish
+from . import publish
 from .config import Settings
 from .errors import GitHubError, PublishError, ReadworthyError
 from .event import PullRequestInfo
+from .gather import github_api
+from .gather import pull as gather
+from .gather.repo_config import load_repo_config
 from .models import PRContext, Prompt, Report, Usage
-from .pack import pack_prompt
+from .pack.prompt import pack_prompt
 from .pipeline import review_context
-from .render import render_comment, render_markdown
-from .repo_config import load_repo_config
-from .state import decode_state
+from .render.comment import render_comment, render_markdown
+from .render.state import decode_state
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +133,7 @@ def cache_hit(previous: Report | None, settings: Settings, current_hash: str) ->
         return False
     if previous.language != settings.language:
         return False
-    from .prompts import PROMPT_VERSION
+    from .prompts.messages import PROMPT_VERSION
 
     if previous.prompt_version != PROMPT_VERSION:
         return False
@@ -142,7 +144,7 @@ def cache_hit(previous: Report | None, settings: Settings, current_hash: str) ->
 
 
 def _model(settings: Settings) -> str:
-    from .model_client import model_name
+    from .analyze.client import model_name
 
     return model_name(settings)
 
@@ -274,7 +276,7 @@ def _show_prompt(prompt: Prompt) -> None:
 
 def review_pull_request(repo: str, number: int, settings: Settings, *, dry_run: bool = False) -> ReviewOutcome:
     """`readworthy pr OWNER/REPO#N`: the action's review of one PR from a terminal."""
-    from .model_client import make_openai_client
+    from .analyze.client import make_openai_client
 
     gh = github_api.make_github(settings)
     client = make_openai_client(settings)

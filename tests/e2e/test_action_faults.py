@@ -13,7 +13,7 @@ from servers.github_state import READONLY_TOKEN, PRFile
 from servers.openai_server import OpenAIServer
 
 from readworthy.action import run_action
-from readworthy.state import decode_state
+from readworthy.render.state import decode_state
 
 FORK_HINT = "pull_request_target"
 

@@ -11,7 +11,7 @@ from servers.github_server import GitHubServer
 from servers.github_state import PRFile
 from servers.openai_server import OpenAIServer
 
-from readworthy.state import decode_state
+from readworthy.render.state import decode_state
 
 
 def test_opened_posts_exactly_one_comment_and_rerun_edits_it(
@@ -214,8 +214,9 @@ def test_pr_command_from_a_terminal_dry_run_then_post(
     github_server: GitHubServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`readworthy pr OWNER/REPO#N` is the same review as the action: --dry-run prints and writes nothing."""
-    from readworthy.cli import main
     from servers.github_state import PERSONAL_TOKEN
+
+    from readworthy.cli import main
 
     seeded = seed_discussed_pr(github_server)
     monkeypatch.setenv("GITHUB_TOKEN", PERSONAL_TOKEN)

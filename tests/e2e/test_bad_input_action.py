@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from servers.github_server import GitHubServer
 from servers.github_state import PRFile, PullRequest
 
-from readworthy.state import decode_state
+from readworthy.render.state import decode_state
 
 
 def review(github_server: GitHubServer, pr: PullRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

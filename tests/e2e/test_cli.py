@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-SAMPLE_PATCH = Path(__file__).resolve().parents[2] / "src" / "readworthy" / "sample" / "diff.patch"
+SAMPLE_PATCH = Path(__file__).resolve().parents[2] / "src" / "readworthy" / "gather" / "sample" / "diff.patch"
 VERDICTS = {"deep-read", "skim", "skip"}
 
 
@@ -60,7 +60,7 @@ def test_demo_json_has_top_level_verdict_usage_and_coverage() -> None:
 def test_show_prompt_fits_the_budget(budget: int) -> None:
     import tiktoken
 
-    from readworthy.tokens import get_token_counter
+    from readworthy.pack.tokens import get_token_counter
 
     get_token_counter("gpt-4.1-mini")  # makes the offline encodings available to tiktoken
     proc = run_cli("local", "--patch", str(SAMPLE_PATCH), "--budget", str(budget), "--show-prompt")

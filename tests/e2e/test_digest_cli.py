@@ -13,7 +13,7 @@ from servers.github_server import GitHubServer
 from servers.openai_server import OpenAIServer
 
 from readworthy.cli import main
-from readworthy.state import MARKER, decode_state
+from readworthy.render.state import MARKER, decode_state
 
 NOW = datetime.now(UTC)
 

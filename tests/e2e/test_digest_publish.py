@@ -16,8 +16,8 @@ from servers.openai_server import OpenAIServer
 
 from readworthy.action import run_action
 from readworthy.cli import main
-from readworthy.digest_render import DIGEST_MARKER
-from readworthy.state import MARKER
+from readworthy.digest.render import DIGEST_MARKER
+from readworthy.render.state import MARKER
 
 NOW = datetime.now(UTC)
 

@@ -23,8 +23,8 @@ from action_run import REPO, action_env, own_comments, pr_payload, run
 from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN, PRFile, PullRequest
 
-from readworthy import github_api
 from readworthy.config import Settings, build_settings
+from readworthy.gather import github_api
 from readworthy.review import Request, review_one
 
 SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
@@ -391,7 +391,7 @@ def test_graphql_queries_are_retried_but_mutations_are_not(github_server: GitHub
     """A mutation (a Discussion for the digest) may have landed when its answer was lost: repeating it
     could post twice. Queries are reads and are retried."""
     from readworthy.errors import GitHubError
-    from readworthy.gather_graphql import VIEWER_QUERY
+    from readworthy.gather.queries import VIEWER_QUERY
 
     settings = small_settings(github_server)
     gh = github_api.make_github(settings)

@@ -26,9 +26,9 @@ from servers.github_state import PRFile, PullRequest
 from servers.openai_server import OpenAIServer
 
 from readworthy.cli import main as cli_main
-from readworthy.state import decode_state
+from readworthy.render.state import decode_state
 
-SAMPLE_PATCH = Path(__file__).resolve().parents[2] / "src" / "readworthy" / "sample" / "diff.patch"
+SAMPLE_PATCH = Path(__file__).resolve().parents[2] / "src" / "readworthy" / "gather" / "sample" / "diff.patch"
 FALLBACK_LABEL = "Heuristic fallback — the model could not be used"
 MODEL_TIMEOUT_S = 1  # the action's `model-timeout` input in the timeout rows
 SLOW_S = 1.6  # a reply this late is a client timeout at MODEL_TIMEOUT_S

@@ -38,7 +38,7 @@ from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_TOKEN, ItemRef, PRCommit, PRFile, PullRequest
 from servers.openai_server import OpenAIServer
 
-from readworthy.state import decode_state
+from readworthy.render.state import decode_state
 
 FENCE_RE = re.compile(r"^<<<(BEGIN|END) (RW-[0-9a-f]{12}) (\w+)>>>", re.MULTILINE)
 

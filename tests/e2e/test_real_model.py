@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
-from readworthy.ground import ContextIndex
-from readworthy.local import LocalSource, context_from_source
+from readworthy.analyze.ground import ContextIndex
+from readworthy.analyze.pricing import estimate_cost
+from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.models import Digest, Report
-from readworthy.pricing import estimate_cost
-from readworthy.render import render_comment
+from readworthy.render.comment import render_comment
 
 pytestmark = pytest.mark.e2e_model
 

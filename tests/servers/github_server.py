@@ -37,8 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
-from urllib.parse import unquote
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from . import github_rest as rest
 from .github_routes import ROUTES

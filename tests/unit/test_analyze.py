@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from servers.openai_server import OpenAIServer
 
-from readworthy.analyze import analyze
+from readworthy.analyze.client import make_openai_client, schema_bounds_supported
+from readworthy.analyze.model import analyze
 from readworthy.config import Settings
-from readworthy.model_client import make_openai_client, schema_bounds_supported
 from readworthy.models import Coverage, FileChange, FileStatus, LinkedIssue, PRContext, Prompt
-from readworthy.prompts import PROMPT_VERSION, build_messages
+from readworthy.prompts.messages import PROMPT_VERSION, build_messages
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -178,7 +178,7 @@ def test_schema_invalid_answer_twice_falls_back_after_exactly_one_repair(
     openai_server: OpenAIServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     openai_server.add_json({"verdict": "maybe", "reason": "x", "headline": "y"}, times=3)
-    with caplog.at_level(logging.WARNING, logger="readworthy.analyze"):
+    with caplog.at_level(logging.WARNING, logger="readworthy.analyze.model"):
         report = run(openai_server)
     assert len(openai_server.chat_requests) == 2
     assert "verdict" in openai_server.chat_requests[1].json["messages"][-1]["content"]

@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from readworthy.cli import main as cli_main
-from readworthy.diffparse import parse_patch_bytes
 from readworthy.errors import InputError
+from readworthy.gather.diffparse import parse_patch_bytes
 from readworthy.models import Decision, Digest, Report
-from readworthy.render import render_comment
+from readworthy.render.comment import render_comment
 
 FUZZ = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 USAGE, KNOWN_FAILURE, BUG = 2, 1, 3

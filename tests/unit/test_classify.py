@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from readworthy.classify import (
+from readworthy.errors import ConfigError
+from readworthy.gather.diffparse import parse_patch_bytes
+from readworthy.models import FileChange, FileStatus
+from readworthy.pack.classify import (
     KIND_VALUE,
     NAME_ONLY_KINDS,
     Classifier,
@@ -17,9 +20,6 @@ from readworthy.classify import (
     glob_to_regex,
     value_of,
 )
-from readworthy.diffparse import parse_patch_bytes
-from readworthy.errors import ConfigError
-from readworthy.models import FileChange, FileStatus
 
 
 def change(path: str, patch: str | None = "@@ -1 +1 @@\n-a\n+b", **kw: object) -> FileChange:

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readworthy.diffparse import parse_patch, parse_patch_bytes, unquote_path
 from readworthy.errors import InputError
+from readworthy.gather.diffparse import parse_patch, parse_patch_bytes, unquote_path
 from readworthy.models import FileStatus
 
 MODIFIED = """\

@@ -10,14 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from readworthy.config import build_settings
-from readworthy.digest_analyze import CostGate, max_cost_per_analysis
-from readworthy.digest_cache import reuse_verdict
-from readworthy.digest_models import Candidate
-from readworthy.digest_select import apply_rules, chunk_numbers, in_scope
-from readworthy.digest_window import Window, parse_github_time, parse_range, parse_since
+from readworthy.digest.cache import reuse_verdict
+from readworthy.digest.fill import CostGate, max_cost_per_analysis
+from readworthy.digest.models import Candidate
+from readworthy.digest.select import apply_rules, chunk_numbers, in_scope
+from readworthy.digest.window import Window, parse_github_time, parse_range, parse_since
 from readworthy.errors import ConfigError
 from readworthy.models import Digest, Report, Verdict
-from readworthy.prompts import PROMPT_VERSION
+from readworthy.prompts.messages import PROMPT_VERSION
 
 NOW = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)
 

@@ -6,11 +6,11 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 
-from readworthy.digest_models import Candidate, DigestEntry, DigestRequest, DigestResult, LeftOut
-from readworthy.digest_render import BODY_LIMIT, DIGEST_MARKER, digest_to_json, render_digest, short_ref
-from readworthy.digest_window import Window
+from readworthy.digest.models import Candidate, DigestEntry, DigestRequest, DigestResult, LeftOut
+from readworthy.digest.render import BODY_LIMIT, DIGEST_MARKER, digest_to_json, render_digest, short_ref
+from readworthy.digest.window import Window
 from readworthy.models import Decision, Digest, Report, Usage, Verdict
-from readworthy.state import MARKER
+from readworthy.render.state import MARKER
 
 NOW = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)
 HOST = "https://github.com/o/r/pull/"

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from readworthy.digest_schema import FIELD_GUIDE, AnswerError, digest_json_schema, extract_json, parse_digest
 from readworthy.models import Digest
+from readworthy.prompts.schema import FIELD_GUIDE, AnswerError, digest_json_schema, extract_json, parse_digest
 
 
 def _objects(node: Any) -> list[dict]:

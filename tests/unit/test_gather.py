@@ -18,15 +18,15 @@ from servers.github_graphql import graphql_schema_or_skip
 
 from readworthy.config import RepoConfig, Settings, build_settings
 from readworthy.errors import GitHubError
-from readworthy.gather import gather_pr, make_github, own_login
-from readworthy.gather_graphql import (
+from readworthy.gather.github_api import graphql, graphql_reader
+from readworthy.gather.pull import gather_pr, make_github, own_login
+from readworthy.gather.queries import (
     PAGED_CONNECTIONS,
     PULL_REQUEST_QUERY,
     VIEWER_QUERY,
     linked_items_query,
     more_pages_query,
 )
-from readworthy.github_api import graphql, graphql_reader
 from readworthy.models import FileStatus, LinkKind, ReviewState
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from readworthy.gather_nodes import actor, commits_from_nodes
-from readworthy.links import IssueRef, find_issue_refs
+from readworthy.gather.links import IssueRef, find_issue_refs
+from readworthy.gather.nodes import actor, commits_from_nodes
+from readworthy.gather.noise import noise_kind
 from readworthy.models import LinkKind
-from readworthy.noise import noise_kind
 
 C, M = LinkKind.CLOSING, LinkKind.MENTIONED
 

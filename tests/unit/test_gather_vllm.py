@@ -15,8 +15,8 @@ from servers.github_fixtures import WORKFLOW_TOKEN, GitHubServer, PRCommit, PRFi
 from servers.github_graphql import graphql_schema_or_skip
 
 from readworthy.config import build_settings
-from readworthy.diffparse import parse_patch
-from readworthy.gather import gather_pr, make_github
+from readworthy.gather.diffparse import parse_patch
+from readworthy.gather.pull import gather_pr, make_github
 from readworthy.models import LinkKind, PRContext
 
 pytestmark = pytest.mark.vllm_fixtures

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from readworthy.ground import ContextIndex, ground_digest
+from readworthy.analyze.ground import ContextIndex, ground_digest
 from readworthy.models import (
     Comment,
     Commit,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from readworthy.ground import ground_digest
-from readworthy.heuristic import heuristic_digest
-from readworthy.heuristic_text import PHRASES
-from readworthy.local import LocalSource, context_from_source
+from readworthy.analyze.ground import ground_digest
+from readworthy.analyze.heuristic import heuristic_digest
+from readworthy.analyze.wording import PHRASES
+from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.models import (
     Comment,
     Coverage,

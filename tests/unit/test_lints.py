@@ -50,7 +50,9 @@ def declared_outputs() -> set[str]:
 
 
 def package_trees() -> dict[str, ast.Module]:
-    return {p.name: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(PACKAGE.glob("*.py"))}
+    """Every module of the package by its path inside it (`action.py`, `digest/run.py`)."""
+    return {p.relative_to(PACKAGE).as_posix(): ast.parse(p.read_text(encoding="utf-8"))
+            for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 # --------------------------------------------------------------------------- linters

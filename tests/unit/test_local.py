@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from readworthy.errors import InputError
-from readworthy.local import LocalSource, context_from_source, read_patch_text
+from readworthy.gather.local import LocalSource, context_from_source, read_patch_text
 
 PATCH = """\
 diff --git a/pkg/core.py b/pkg/core.py

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from readworthy.owners import first_codeowners, match_areas, match_owners
+from readworthy.gather.owners import first_codeowners, match_areas, match_owners
 
 CODEOWNERS = """\
 # default owners

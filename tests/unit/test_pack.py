@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from readworthy.config import RepoConfig, Settings
-from readworthy.diffparse import parse_patch_bytes
 from readworthy.errors import ConfigError
+from readworthy.gather.diffparse import parse_patch_bytes
 from readworthy.models import (
     Comment,
     Commit,
@@ -24,9 +24,9 @@ from readworthy.models import (
     ReviewThread,
     ThreadComment,
 )
-from readworthy.pack import allocate, messages_tokens, pack_prompt, section_shares
-from readworthy.packdiff import condense_hunk, find_moves
-from readworthy.tokens import estimating_counter, get_token_counter
+from readworthy.pack.diff import condense_hunk, find_moves
+from readworthy.pack.prompt import allocate, messages_tokens, pack_prompt, section_shares
+from readworthy.pack.tokens import estimating_counter, get_token_counter
 
 COUNTER = get_token_counter("gpt-4.1-mini")
 

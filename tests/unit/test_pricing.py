@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from readworthy.pricing import estimate_cost, lookup_price, normalise_model_name
+from readworthy.analyze.pricing import estimate_cost, lookup_price, normalise_model_name
 
 
 def test_known_models_and_their_snapshots() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from readworthy.prompts import PROMPT_VERSION, SECTION_ORDER, build_messages, fence_token
+from readworthy.prompts.messages import PROMPT_VERSION, SECTION_ORDER, build_messages, fence_token
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots"
 UPDATE = os.environ.get("READWORTHY_UPDATE_SNAPSHOTS") == "1"

@@ -16,7 +16,7 @@ from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN
 from readworthy import publish
 from readworthy.errors import PublishError
 from readworthy.models import Verdict
-from readworthy.state import MARKER
+from readworthy.render.state import MARKER
 
 REPO = "o/r"
 BODY = f"{MARKER}v1 verdict=skim data=AAAA -->\n## 👀 Worth a skim — x\n"

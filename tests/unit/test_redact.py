@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from readworthy.redact import redact_secrets
+from readworthy.pack.redact import redact_secrets
 
 # Built from pieces so this file itself does not look like it leaks anything.
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from test_safe_markdown import outside_code
 
 from readworthy.models import Coverage, Decision, Digest, Report, Usage, Verdict
-from readworthy.render import COMMENT_LIMIT, render_comment, render_markdown, verdict_word
-from readworthy.state import MARKER, decode_state
+from readworthy.render.comment import COMMENT_LIMIT, render_comment, render_markdown, verdict_word
+from readworthy.render.state import MARKER, decode_state
 
 
 def make_report(digest: Digest | None = None, **changes: object) -> Report:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from test_render import HOSTILE_DIGEST, make_report
 
 from readworthy.models import Decision, Digest
-from readworthy.render import render_comment
+from readworthy.render.comment import render_comment
 
 ALLOWED_TAGS = {"h2", "p", "strong", "em", "code", "ol", "ul", "li", "blockquote", "details", "summary", "a", "del"}
 HOST = "github.com"  # make_report's url

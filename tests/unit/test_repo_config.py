@@ -6,8 +6,8 @@ import pytest
 from servers.github_fixtures import READONLY_TOKEN, WORKFLOW_TOKEN, GitHubServer
 
 from readworthy.config import RepoConfig, build_settings
-from readworthy.gather import make_github
-from readworthy.repo_config import load_repo_config, parse_repo_config
+from readworthy.gather.pull import make_github
+from readworthy.gather.repo_config import load_repo_config, parse_repo_config
 
 GOOD = """\
 language: zh-CN

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readworthy import safe_markdown as sm
+from readworthy.render import safe_markdown as sm
 
 
 def test_mentions_are_broken_but_names_kept() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from readworthy.sanitize import clean_prose, strip_previous_readworthy
+from readworthy.pack.sanitize import clean_prose, strip_previous_readworthy
 
 
 @pytest.mark.parametrize(

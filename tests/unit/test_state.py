@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from readworthy.models import Coverage, Decision, Digest, Report, Usage
-from readworthy.state import MARKER, decode_state, encode_state, has_marker
+from readworthy.render.state import MARKER, decode_state, encode_state, has_marker
 
 
 def make_report(**changes: object) -> Report:

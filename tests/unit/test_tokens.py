@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from readworthy.tokens import (
+from readworthy.pack.tokens import (
     _FALLBACK_SOURCES,
     NON_OPENAI_SAFETY_FACTOR,
     cache_file_name,
@@ -139,7 +139,7 @@ def test_offline_without_any_writable_cache_falls_back_to_an_estimate(tmp_path: 
         f"tempfile.tempdir = {str(blocker / 'tmp')!r}\n"
         "with warnings.catch_warnings(record=True) as caught:\n"
         "    warnings.simplefilter('always')\n"
-        "    from readworthy.tokens import get_token_counter\n"
+        "    from readworthy.pack.tokens import get_token_counter\n"
         "    c = get_token_counter('gpt-4o')\n"
         "print(c.estimated, c.name, c.count('hello world, hello tokens'), len(caught))\n"
     )
@@ -167,7 +167,7 @@ def test_truncate_to_tokens_fits_and_keeps_a_prefix() -> None:
 
 def test_materialise_command_line(tmp_path: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "readworthy.tokens", "--materialise", str(tmp_path / "enc")],
+        [sys.executable, "-m", "readworthy.pack.tokens", "--materialise", str(tmp_path / "enc")],
         capture_output=True, text=True, check=True,
     )
     assert "TIKTOKEN_CACHE_DIR=" in out.stdout

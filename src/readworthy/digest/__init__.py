@@ -1,0 +1,1 @@
+"""digest: the reading list over many PRs — select, reuse stored analyses or analyse, render, publish."""

@@ -1,0 +1,196 @@
+"""Fill the reading list: stored analyses first (free), then fresh ones under the PR and cost caps.
+
+A fresh analysis is the per-PR review itself (review.review_one): the same skip rules, the
+same input-hash cache, and it writes the PR's own comment - which is the cache the next
+digest (or the final job of a matrix backfill) reads. It runs a few at a time (threads:
+the work is waiting on GitHub and the model).
+
+The cost cap is a promise, not a hope: before an analysis starts it reserves the most one
+analysis can cost (a full prompt budget in, the output reserve out, at the model's price);
+it starts only if what was spent plus what is reserved stays under the cap. When it
+finishes, its real cost replaces its reservation.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+
+import github
+import openai
+
+from ..analyze.client import model_name
+from ..analyze.pricing import estimate_cost
+from ..config import Settings
+from ..errors import ConfigError, ReadworthyError
+from ..event import PullRequestInfo
+from ..models import Usage
+from ..review import Request, ReviewOutcome, review_one
+from .cache import Lookup, lookup
+from .models import Candidate, DigestEntry, DigestRequest, LeftOut
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Filled:
+    entries: list[DigestEntry] = field(default_factory=list)
+    left_out: list[LeftOut] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    warnings: list[str] = field(default_factory=list)
+
+
+class CostGate:
+    """Spent + reserved never exceeds the cap. Thread-safe."""
+
+    def __init__(self, cap: float | None, per_analysis: float) -> None:
+        self.cap = cap
+        self.per_analysis = per_analysis
+        self.spent = 0.0
+        self.reserved = 0.0
+        self._lock = threading.Lock()
+
+    def try_reserve(self) -> bool:
+        with self._lock:
+            if self.cap is not None and self.spent + self.reserved + self.per_analysis > self.cap + 1e-12:
+                return False
+            self.reserved += self.per_analysis
+            return True
+
+    def settle(self, actual: float) -> None:
+        with self._lock:
+            self.reserved -= self.per_analysis
+            self.spent += actual
+
+
+def max_cost_per_analysis(settings: Settings, has_client: bool) -> float:
+    """The most one analysis should cost; ConfigError when a cap is asked for but the price is unknown."""
+    if not has_client:
+        return 0.0
+    model = model_name(settings)
+    cost = estimate_cost(model, settings.budget, settings.output_reserve, settings.price_table)
+    if cost is None:
+        raise ConfigError(
+            f"--max-cost needs the price of model {model!r}, which readworthy does not know: add it to the "
+            'price table (action input `price-table`, e.g. {"' + model + '": [0.4, 1.6]} USD per 1M tokens).'
+        )
+    return cost
+
+
+def _add(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        prompt_tokens=a.prompt_tokens + b.prompt_tokens,
+        completion_tokens=a.completion_tokens + b.completion_tokens,
+        cost_usd=a.cost_usd + b.cost_usd,
+        model_calls=a.model_calls + b.model_calls,
+    )
+
+
+@dataclass(frozen=True)
+class Context:
+    gh: github.Github
+    client: openai.OpenAI | None
+    settings: Settings
+    request: DigestRequest
+    own_login: str
+    progress: Callable[[str], None]
+
+
+def _lookups(ctx: Context, candidates: list[Candidate]) -> list[Lookup]:
+    def one(cand: Candidate) -> Lookup:
+        if not ctx.own_login:
+            return Lookup(None, False, "no login to recognise our comments")
+        return lookup(ctx.gh, ctx.request.repo, cand, ctx.settings, ctx.own_login, ctx.request.cached_only)
+
+    with ThreadPoolExecutor(max_workers=max(1, ctx.request.concurrency)) as pool:
+        return list(pool.map(one, candidates))
+
+
+def _review(ctx: Context, cand: Candidate, found: Lookup) -> ReviewOutcome:
+    info = PullRequestInfo(number=cand.number, draft=cand.draft, author=cand.author,
+                           author_is_bot=cand.author_is_bot, base_ref=cand.base_ref, head_sha=cand.head_sha,
+                           labels=cand.labels)
+    # A comment in another language is someone's reading guide: analyse for the digest, leave it be.
+    other_language = found.report is not None and found.report.language != ctx.settings.language
+    dry_run = not ctx.request.write_comments or other_language or not ctx.own_login
+    request = Request(explicit=bool(ctx.request.prs), pr=info, dry_run=dry_run)
+    return review_one(ctx.gh, ctx.client, ctx.request.repo, cand.number, ctx.settings, ctx.own_login, request)
+
+
+def _entry_or_left_out(cand: Candidate, outcome: ReviewOutcome, filled: Filled) -> None:
+    if outcome.report is not None and outcome.status != "skipped":
+        source = "cached" if outcome.cached else "analysed"
+        filled.entries.append(DigestEntry(cand, outcome.report, source, outcome.comment_url))  # type: ignore[arg-type]
+        if outcome.status == "blocked":
+            filled.warnings.append(f"#{cand.number}: its comment was not written: {outcome.message}")
+        return
+    reason = "skipped-rule" if outcome.status == "skipped" else "failed"
+    filled.left_out.append(LeftOut(cand.number, cand.title, cand.url, reason, outcome.message))  # type: ignore[arg-type]
+
+
+def fill(ctx: Context, candidates: list[Candidate]) -> Filled:
+    """Entries for `candidates` (newest first): stored ones reused, the rest analysed within the caps."""
+    filled = Filled()
+    total = len(candidates)
+    found = _lookups(ctx, candidates)
+    misses: list[tuple[Candidate, Lookup]] = []
+    for i, (cand, hit) in enumerate(zip(candidates, found, strict=True), 1):
+        if hit.reusable and hit.report is not None:
+            filled.entries.append(DigestEntry(cand, hit.report, "cached", hit.comment_url))
+            ctx.progress(f"[{i}/{total}] #{cand.number} cached ({hit.report.digest.verdict.value})")
+        elif ctx.request.cached_only:
+            filled.left_out.append(LeftOut(cand.number, cand.title, cand.url, "not-cached", hit.why_not))
+            ctx.progress(f"[{i}/{total}] #{cand.number} not in the digest: {hit.why_not}")
+        else:
+            if hit.report is not None:
+                log.info("#%d: stored analysis not reused: %s", cand.number, hit.why_not)
+            misses.append((cand, hit))
+    if not misses:
+        return filled
+
+    limit = ctx.request.max_prs
+    if limit is not None and len(misses) > limit:
+        for cand, _ in misses[limit:]:
+            filled.left_out.append(LeftOut(cand.number, cand.title, cand.url, "max-prs",
+                                           f"only {limit} PRs are analysed per run (--max-prs)"))
+        misses = misses[:limit]
+    gate = CostGate(ctx.request.max_cost, max_cost_per_analysis(ctx.settings, ctx.client is not None)
+                    if ctx.request.max_cost is not None else 0.0)
+    _analyse_all(ctx, misses, gate, filled, done_before=total - len(misses))
+    return filled
+
+
+def _analyse_all(ctx: Context, misses: list[tuple[Candidate, Lookup]], gate: CostGate, filled: Filled,
+                 done_before: int) -> None:
+    total = done_before + len(misses)
+    queue = list(misses)
+    running: dict[Future[ReviewOutcome], Candidate] = {}
+    done = done_before
+    with ThreadPoolExecutor(max_workers=max(1, ctx.request.concurrency)) as pool:
+        while queue or running:
+            while queue and len(running) < max(1, ctx.request.concurrency) and gate.try_reserve():
+                cand, hit = queue.pop(0)
+                running[pool.submit(_review, ctx, cand, hit)] = cand
+            if not running:
+                break  # nothing in flight and the next one does not fit under the cap
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                cand = running.pop(future)
+                try:
+                    outcome = future.result()
+                except ReadworthyError as exc:  # review_one turns known failures into outcomes; belt and braces
+                    outcome = ReviewOutcome(cand.number, "failed", message=str(exc))
+                gate.settle(outcome.usage.cost_usd)
+                filled.usage = _add(filled.usage, outcome.usage)
+                _entry_or_left_out(cand, outcome, filled)
+                done += 1
+                verdict = outcome.report.digest.verdict.value if outcome.report else outcome.status
+                how = "reused (inputs unchanged)" if outcome.cached else outcome.status
+                ctx.progress(f"[{done}/{total}] #{cand.number} {how} ({verdict}) · "
+                             f"{outcome.usage.model_calls} model call(s) · running cost ${gate.spent:.4f}")
+    for cand, _ in queue:
+        filled.left_out.append(LeftOut(cand.number, cand.title, cand.url, "max-cost",
+                                       f"the cost cap ${ctx.request.max_cost:.2f} was reached (--max-cost)"))

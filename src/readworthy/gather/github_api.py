@@ -1,0 +1,192 @@
+"""The PyGithub client, GraphQL calls and GitHub failures turned into errors that name the fix.
+
+Reads are not spaced (PyGithub's default 0.25 s per request would dominate a gather of a few
+requests); writes are spaced 0.5 s, GitHub's advice against secondary rate limits. Retries: a few,
+for 5xx and rate limits, with every wait bounded (`BoundedRetry`): PyGithub would otherwise sleep
+until a primary rate limit resets (up to an hour) or for any Retry-After a server sends. GraphQL
+queries are reads and are retried; a GraphQL mutation or a REST POST (a comment create) is not
+retried on a timeout or a 5xx, because it may have landed: publish.py looks for the comment
+before creating it again.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import github
+from github import Auth
+from github.GithubException import RateLimitExceededExceedsMaxWait
+from github.GithubRetry import GithubRetry
+from github.Requester import Requester
+from requests.exceptions import RequestException, RetryError
+from urllib3.exceptions import MaxRetryError, ResponseError
+from urllib3.util.retry import Retry
+
+from ..config import Settings
+from ..errors import GitHubError
+from .queries import VIEWER_QUERY
+
+SECONDS_BETWEEN_WRITES = 0.5
+RETRIES = 3
+MAX_RATE_LIMIT_WAIT = 60.0  # seconds; a longer wait fails the run with a message instead of hanging the job
+
+
+class BoundedRetry(GithubRetry):
+    """GithubRetry with every wait bounded and REST creates never repeated blindly."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("max_rate_limit_wait", MAX_RATE_LIMIT_WAIT)
+        # PATCH (edit a comment) is idempotent; urllib3 leaves it out by default.
+        kwargs.setdefault("allowed_methods", Retry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"})
+        super().__init__(**kwargs)
+
+    def increment(  # type: ignore[override]  # returns Retry, as GithubRetry.increment does
+        self, method: str | None = None, url: str | None = None, response: Any = None,
+        error: Exception | None = None, _pool: Any = None, _stacktrace: Any = None,
+    ) -> Retry:
+        if method == "POST" and not (url or "").split("?")[0].endswith("/graphql"):
+            if error is not None:
+                raise error  # what urllib3 does for a method it may not retry: the create may have landed
+            if response is not None and response.status >= 500:
+                raise MaxRetryError(_pool, url or "", ResponseError(f"{response.status} on a create; not repeated"))
+        if response is not None and response.status in (403, 429):
+            wait = _required_wait(response.headers)
+            if wait is not None and wait > (self.max_rate_limit_wait or MAX_RATE_LIMIT_WAIT):
+                message = f"rate limit: GitHub asks to wait {wait:.0f}s, more than the {MAX_RATE_LIMIT_WAIT:.0f}s allowed"
+                raise RateLimitExceededExceedsMaxWait(response.status, {"message": message},
+                                                      dict(response.headers), wait=wait)
+        return super().increment(method, url, response, error, _pool, _stacktrace)
+
+
+def _required_wait(headers: Any) -> float | None:
+    """Seconds GitHub asks us to wait: Retry-After, or the primary limit's reset when none is left."""
+    retry_after = headers.get("Retry-After")
+    if retry_after is not None and str(retry_after).strip().isdigit():
+        return float(retry_after)
+    reset = headers.get("X-RateLimit-Reset")
+    if headers.get("X-RateLimit-Remaining") == "0" and reset is not None and str(reset).isdigit():
+        return max(0.0, int(reset) - time.time())
+    return None
+
+
+def make_github(settings: Settings) -> github.Github:
+    token = settings.github_token.get_secret_value() if settings.github_token else ""
+    return github.Github(
+        auth=Auth.Token(token) if token else None,
+        base_url=settings.github_api_url,
+        timeout=max(1, round(settings.github_timeout)),  # PyGithub asserts an int
+        per_page=100,
+        seconds_between_requests=0,
+        seconds_between_writes=SECONDS_BETWEEN_WRITES,
+        retry=BoundedRetry(total=RETRIES),
+    )
+
+
+def github_error(exc: Exception, doing: str, settings: Settings) -> GitHubError:
+    """A GitHubError whose message says what failed and what to do about it. Never includes the token."""
+    if isinstance(exc, github.GithubException):
+        data = exc.data if isinstance(exc.data, dict) else {}
+        message = str(data.get("message") or "")
+        status = exc.status
+        if status == 401:
+            return GitHubError(f"GitHub rejected the token while {doing} (401 {message or 'Bad credentials'}): "
+                               "check the `github-token` input or GITHUB_TOKEN.")
+        if status in (403, 429) and "rate limit" in message.lower():
+            return GitHubError(f"GitHub rate limit hit while {doing}: wait for the reset, or use a token with "
+                               "a higher limit.")
+        if status == 403:
+            return GitHubError(f"GitHub refused {doing} (403 {message}): give the token `contents: read`, "
+                               "`pull-requests: read` and `issues: read`.")
+        if status == 404:
+            return GitHubError(f"GitHub found nothing while {doing} (404): check the repository and number, and "
+                               "that the token can see the repository.")
+        return GitHubError(f"GitHub failed while {doing} ({status} {message}) after {RETRIES} retries; "
+                           "try again later.")
+    if isinstance(exc, RetryError):  # PyGithub's retries ran out on 5xx/rate-limit answers
+        reason = str(exc)
+        if "403" in reason or "429" in reason:
+            return GitHubError(f"GitHub rate limit hit while {doing} (still limited after {RETRIES} retries): "
+                               "wait a few minutes and re-run, or use a token with a higher limit.")
+        return GitHubError(f"GitHub failed while {doing} (server errors after {RETRIES} retries); try again later.")
+    if isinstance(exc, RequestException):
+        return GitHubError(f"could not reach GitHub at {settings.github_api_url} while {doing} "
+                           f"({type(exc).__name__}): check GITHUB_API_URL and the network.")
+    return GitHubError(f"GitHub failed while {doing}: {exc}")
+
+
+def graphql_reader(gh: github.Github) -> Requester:
+    """A requester for GraphQL *reads*: PyGithub spaces every POST as a write (0.5 s each), which
+    would make a 3-request gather take a second; queries are reads, so this one does not wait."""
+    return Requester(**(gh.requester.kwargs | {"seconds_between_writes": 0, "seconds_between_requests": 0}))
+
+
+def graphql(
+    client: github.Github | Requester, settings: Settings, query: str, variables: dict[str, Any], doing: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(data, not-found errors). Any other GraphQL error raises: a partial answer would mislead.
+
+    `client`: a Github (its requester spaces every POST as a write: right for mutations) or a
+    graphql_reader(gh) for queries, which need no spacing.
+    """
+    reader = client.requester if isinstance(client, github.Github) else client
+    if query.lstrip().startswith("mutation"):
+        # A mutation may have landed even when its answer was lost (timeout, 5xx): never repeat it blindly.
+        reader = Requester(**(reader.kwargs | {"retry": BoundedRetry(total=0)}))
+    try:
+        _, body = reader.requestJsonAndCheck(
+            "POST", settings.graphql_url, input={"query": query, "variables": variables}
+        )
+    except (github.GithubException, RequestException) as exc:
+        raise github_error(exc, doing, settings) from None
+    if not isinstance(body, dict) or not isinstance(body.get("data"), dict | None) or (
+            body.get("data") is None and not body.get("errors")):
+        # PyGithub wraps a non-JSON answer as {"data": "<html>..."}: a proxy or login page, not GitHub.
+        raise GitHubError(f"GitHub's GraphQL endpoint answered {doing} with something that is not GraphQL JSON "
+                          f"(a proxy or login page?): check GITHUB_GRAPHQL_URL ({settings.graphql_url}).")
+    errors = [e for e in body.get("errors") or [] if isinstance(e, dict)]
+    fatal = [e for e in errors if e.get("type") != "NOT_FOUND"]
+    if fatal:
+        detail = "; ".join(str(e.get("message", e))[:200] for e in fatal[:3])
+        if any(e.get("type") == "RATE_LIMITED" or "rate limit" in str(e.get("message", "")).lower() for e in fatal):
+            # GraphQL reports its rate limit as HTTP 200 with an error: not a configuration problem.
+            raise GitHubError(f"GitHub rate limit hit while {doing} (GraphQL: {detail}): wait for the reset, "
+                              "or use a token with a higher limit.")
+        raise GitHubError(f"GitHub's GraphQL API refused the query for {doing}: {detail}. "
+                          f"Check GITHUB_GRAPHQL_URL ({settings.graphql_url}) points at the same GitHub.")
+    return body.get("data") or {}, errors
+
+
+def own_login(gh: github.Github, settings: Settings) -> str:
+    """The login our comments are authored by.
+
+    Order: explicit override; GraphQL `viewer` (works for workflow and App tokens, which get 403 on
+    GET /user); GET /user (personal tokens on servers whose GraphQL is unavailable).
+    """
+    if settings.own_login:
+        return settings.own_login
+    graphql_failure: GitHubError | None = None
+    try:
+        data, _ = graphql(graphql_reader(gh), settings, VIEWER_QUERY, {}, "asking who the token belongs to")
+        login = (data.get("viewer") or {}).get("login")
+        if login:
+            return str(login)
+    except GitHubError as exc:
+        graphql_failure = exc  # fall through to REST: some GHES installs or proxies do not serve GraphQL
+    try:
+        _, user = gh.requester.requestJsonAndCheck("GET", "/user")
+        return str(user["login"])
+    except (github.GithubException, RequestException, KeyError, TypeError) as exc:
+        if graphql_failure is not None:
+            # GET /user always refuses workflow/App tokens, so the GraphQL failure is often the real cause.
+            raise GitHubError(
+                f"cannot tell which account the GitHub token belongs to. GraphQL viewer: {graphql_failure} "
+                f"GET /user: {getattr(exc, 'status', type(exc).__name__)}. If GitHub is only briefly unavailable, "
+                "re-run the job; otherwise set the `own-login` input to the account that writes the comment "
+                "(github-actions[bot] for the workflow token)."
+            ) from None
+        raise GitHubError(
+            "cannot tell which account the GitHub token belongs to (GraphQL viewer and GET /user both "
+            f"failed: {getattr(exc, 'status', type(exc).__name__)}); set the `own-login` input to the "
+            "account that writes the comment (github-actions[bot] for the workflow token)."
+        ) from None

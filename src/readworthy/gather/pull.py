@@ -1,0 +1,229 @@
+"""gather: one pull request from GitHub -> PRContext. The only GitHub reader.
+
+Requests for a typical PR (<=100 files, <=100 comments): three.
+  1. GraphQL: metadata, commits, conversation, reviews, review threads, closing issues (with their
+     comments), cross-referencing items, and the base branch's CODEOWNERS — one round trip.
+  2. REST: the files with patches, 100 per page (GraphQL has no patches).
+  3. GraphQL: issues the body and commit messages reference that GitHub did not already link
+     (skipped when there are none).
+More only when something does not fit: further pages (one query per round for all connections),
+the diff media type for patches GitHub left out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import github
+from github.Requester import Requester
+
+from ..config import Settings
+from ..errors import GitHubError
+from ..models import LinkedIssue, LinkKind, PRContext, RelatedItem
+from .github_api import graphql, graphql_reader, make_github, own_login
+from .links import IssueRef, find_issue_refs
+from .nodes import (
+    actor,
+    comments_from_nodes,
+    commits_from_nodes,
+    linked_issue_from_node,
+    related_from_node,
+    reviews_from_nodes,
+    threads_from_nodes,
+)
+from .owners import first_codeowners, match_areas, match_owners
+from .queries import (
+    CODEOWNERS_ALIAS_PATHS,
+    PAGED_CONNECTIONS,
+    PULL_REQUEST_QUERY,
+    linked_items_query,
+    linked_items_variables,
+    more_pages_query,
+)
+from .rest import FILES_API_CAP, fetch_files, fill_missing_patches
+
+__all__ = ["gather_pr", "make_github", "own_login"]
+
+MAX_PAGE_ROUNDS = 50  # 5,000 comments; past that the discussion is summarised by what was read
+MAX_TEXT_CLOSING_REFS = 10
+MAX_MENTIONS = 20
+
+
+def gather_pr(gh: github.Github, repo: str, number: int, settings: Settings) -> PRContext:
+    owner, _, name = repo.partition("/")
+    if not owner or not name:
+        raise GitHubError(f"repository must be OWNER/NAME, got {repo!r}")
+    notes: list[str] = []
+    noise: Counter[str] = Counter()
+    ignore = settings.repo_config.ignore_authors
+    base_vars = {"owner": owner, "name": name, "number": number}
+
+    reader = graphql_reader(gh)
+    data, missing = graphql(reader, settings, PULL_REQUEST_QUERY, base_vars, f"reading {repo}#{number}")
+    pr = (data.get("repository") or {}).get("pullRequest")
+    if not pr:
+        why = missing[0].get("message") if missing else "no such pull request"
+        raise GitHubError(f"{repo}#{number}: {why}. Check the number, and that the token can read the repository.")
+    _read_remaining_pages(reader, settings, base_vars, pr, f"{repo}#{number}", notes)
+
+    files = fetch_files(gh, settings, repo, number)
+    changed = int(pr.get("changedFiles") or len(files))
+    if len(files) < changed:
+        cap = " (GitHub's files API stops at 3,000)" if len(files) >= FILES_API_CAP else ""
+        notes.append(f"{changed - len(files):,} of {changed:,} changed files are not listed{cap}; "
+                     "they are not in this reading")
+    lines = int(pr.get("additions") or 0) + int(pr.get("deletions") or 0)
+    files = fill_missing_patches(gh, settings, repo, number, files, lines, notes)
+
+    title, body = str(pr.get("title") or ""), str(pr.get("body") or "")
+    commit_nodes = pr["commits"]["nodes"]
+    linked, related = _links(reader, settings, repo, number, pr, commit_nodes, notes)
+
+    paths = [f.path for f in files]
+    owners: dict[str, list[str]] = {}
+    found = first_codeowners(_base_files(pr))
+    if found:
+        owners = match_owners(found[1], paths)
+    author, author_is_bot = actor(pr.get("author"))
+    state = "merged" if pr.get("merged") else str(pr.get("state") or "open").lower()
+    return PRContext(
+        repo=repo,
+        number=number,
+        title=title,
+        body=body,
+        author=author,
+        author_is_bot=author_is_bot,
+        url=str(pr.get("url") or ""),
+        state="closed" if state == "merged" else state,
+        draft=bool(pr.get("isDraft")),
+        locked=bool(pr.get("locked")),
+        merged=bool(pr.get("merged")),
+        base_ref=str(pr.get("baseRefName") or ""),
+        head_ref=str(pr.get("headRefName") or ""),
+        base_sha=str(pr.get("baseRefOid") or ""),
+        head_sha=str(pr.get("headRefOid") or ""),
+        labels=[str(lb["name"]) for lb in (pr.get("labels") or {}).get("nodes") or [] if lb],
+        created_at=str(pr.get("createdAt") or ""),
+        merged_at=str(pr.get("mergedAt") or ""),
+        files=files,
+        changed_files=changed,
+        additions=int(pr.get("additions") or 0),
+        deletions=int(pr.get("deletions") or 0),
+        commits=commits_from_nodes(commit_nodes, title, body),
+        commit_count=int(pr["commits"].get("totalCount") or len(commit_nodes)),
+        comments=comments_from_nodes(pr["comments"]["nodes"], ignore, noise),
+        reviews=reviews_from_nodes(pr["reviews"]["nodes"], ignore, noise),
+        threads=threads_from_nodes(pr["reviewThreads"]["nodes"], ignore, noise, notes),
+        linked_issues=linked,
+        related=related,
+        owners=owners,
+        areas=match_areas(settings.repo_config.areas, paths),
+        noise_counts=dict(noise),
+        gather_notes=notes,
+    )
+
+
+def _read_remaining_pages(
+    reader: Requester, settings: Settings, base_vars: dict[str, Any], pr: dict[str, Any], what: str, notes: list[str]
+) -> None:
+    """Append further pages of every paged connection to `pr`, all connections in one query per round."""
+    for _ in range(MAX_PAGE_ROUNDS):
+        cursors = {
+            fld: pr[fld]["pageInfo"]["endCursor"]
+            for fld in PAGED_CONNECTIONS
+            if pr[fld]["pageInfo"]["hasNextPage"] and pr[fld]["pageInfo"]["endCursor"]
+        }
+        if not cursors:
+            return
+        variables = base_vars | {f"{fld}After": cur for fld, cur in cursors.items()}
+        data, _ = graphql(reader, settings, more_pages_query(cursors), variables, f"reading more of {what}")
+        more = (data.get("repository") or {}).get("pullRequest") or {}
+        for fld in cursors:
+            page = more.get(fld) or {"nodes": [], "pageInfo": {"hasNextPage": False, "endCursor": None}}
+            pr[fld]["nodes"] += page["nodes"]
+            pr[fld]["pageInfo"] = page["pageInfo"]
+    notes.append(f"discussion longer than {MAX_PAGE_ROUNDS} pages; the rest was not read")
+
+
+def _base_files(pr: dict[str, Any]) -> dict[str, str | None]:
+    target = ((pr.get("baseRef") or {}).get("target")) or {}
+    out: dict[str, str | None] = {}
+    for alias, path in CODEOWNERS_ALIAS_PATHS.items():
+        blob = ((target.get(alias) or {}).get("object")) or {}
+        out[path] = blob.get("text") if "text" in blob else None
+    return out
+
+
+def _links(
+    reader: Requester,
+    settings: Settings,
+    repo: str,
+    number: int,
+    pr: dict[str, Any],
+    commit_nodes: list[dict[str, Any]],
+    notes: list[str],
+) -> tuple[list[LinkedIssue], list[RelatedItem]]:
+    """Linked issues (GitHub's closing references + `Fixes #N` in text) and related items."""
+    ignore = settings.repo_config.ignore_authors
+    closing = pr.get("closingIssuesReferences") or {}
+    linked = [linked_issue_from_node(n, repo, ignore) for n in closing.get("nodes") or [] if n]
+    if (closing.get("totalCount") or 0) > len(linked):
+        notes.append(f"{closing['totalCount']} closing issues; the first {len(linked)} were read")
+
+    def key(item_repo: str, n: int) -> tuple[str, int]:
+        return ((item_repo or repo).lower(), n)
+
+    known = {key(i.repo, i.number) for i in linked} | {(repo.lower(), number)}
+    related: list[RelatedItem] = []
+    timeline = (pr.get("timelineItems") or {}).get("nodes") or []
+    for event in timeline:
+        source = (event or {}).get("source")
+        if source and source.get("number") is not None:
+            item = related_from_node(source, repo, LinkKind.CROSS_REFERENCED)
+            if key(item.repo, item.number) not in known:
+                known.add(key(item.repo, item.number))
+                related.append(item)
+
+    text = "\n".join([str(pr.get("body") or "")] + [str((c.get("commit") or {}).get("message") or "")
+                                                     for c in commit_nodes])
+    refs = [r for r in find_issue_refs(text, repo) if key(r.repo, r.number) not in known and r.number < 2**31]
+    closing_refs = [r for r in refs if r.kind is LinkKind.CLOSING]
+    mentions = [r for r in refs if r.kind is LinkKind.MENTIONED]
+    if len(closing_refs) > MAX_TEXT_CLOSING_REFS or len(mentions) > MAX_MENTIONS:
+        notes.append(f"{len(closing_refs)} closing and {len(mentions)} other issue references in the text; "
+                     f"the first {MAX_TEXT_CLOSING_REFS} and {MAX_MENTIONS} were looked up")
+    wanted = closing_refs[:MAX_TEXT_CLOSING_REFS] + mentions[:MAX_MENTIONS]
+    if wanted:
+        more_linked, more_related = _lookup_refs(reader, settings, repo, number, wanted, notes)
+        linked += more_linked
+        related += more_related
+    return linked, related
+
+
+def _lookup_refs(
+    reader: Requester, settings: Settings, repo: str, number: int, refs: list[IssueRef], notes: list[str]
+) -> tuple[list[LinkedIssue], list[RelatedItem]]:
+    grouped: dict[str, tuple[str, list[tuple[int, bool]]]] = {}
+    for r in refs:
+        grouped.setdefault(r.repo.lower(), (r.repo, []))[1].append((r.number, r.kind is LinkKind.CLOSING))
+    groups = list(grouped.values())
+    data, missing = graphql(reader, settings, linked_items_query(groups), linked_items_variables(groups),
+                            f"looking up issues referenced by {repo}#{number}")
+    linked: list[LinkedIssue] = []
+    related: list[RelatedItem] = []
+    ignore = settings.repo_config.ignore_authors
+    for i, (full_name, items) in enumerate(groups):
+        block = data.get(f"r{i}") or {}
+        for n, detailed in items:
+            node = block.get(f"n{n}")
+            if not node:
+                continue
+            if detailed and node.get("__typename") == "Issue":
+                linked.append(linked_issue_from_node(node, repo, ignore))
+            else:
+                kind = LinkKind.MENTIONED
+                related.append(related_from_node(node, repo, kind))
+    if missing:
+        notes.append(f"{len(missing)} referenced issue(s) not found or not visible to the token")
+    return linked, related

@@ -1,0 +1,80 @@
+"""`.github/readworthy.yml`, read from the PR's BASE branch: a PR must not change the rules that judge it.
+
+A broken file never stops a run: the problems come back as messages (for the log and the job
+summary) and the defaults stand in for whatever could not be used. Only keys that fail validation
+are dropped; the rest of the file still applies.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+import github
+import yaml
+from pydantic import ValidationError
+from requests.exceptions import RequestException
+
+from ..config import RepoConfig
+
+CONFIG_PATH = ".github/readworthy.yml"
+MAX_CONFIG_BYTES = 64 * 1024  # a config file is a few lines; anything bigger is a mistake or an attack
+
+
+def load_repo_config(gh: github.Github, repo: str, base_ref: str) -> tuple[RepoConfig, list[str]]:
+    """(config, problems). No file -> defaults and no problems."""
+    try:
+        _, data = gh.requester.requestJsonAndCheck(
+            "GET", f"/repos/{repo}/contents/{CONFIG_PATH}", parameters={"ref": base_ref}
+        )
+    except github.UnknownObjectException:
+        return RepoConfig(), []
+    except (github.GithubException, RequestException) as exc:
+        status = getattr(exc, "status", None)
+        why = f"GitHub answered {status}" if status else type(exc).__name__
+        return RepoConfig(), [f"{CONFIG_PATH}: could not be read from {base_ref} ({why}); using defaults"]
+    text, problem = _decode(data)
+    if problem:
+        return RepoConfig(), [f"{CONFIG_PATH}: {problem}; using defaults"]
+    return parse_repo_config(text, source=f"{CONFIG_PATH}@{base_ref}")
+
+
+def _decode(data: Any) -> tuple[str, str]:
+    if not isinstance(data, dict) or data.get("type") != "file":
+        return "", "is not a file"
+    if int(data.get("size") or 0) > MAX_CONFIG_BYTES:
+        return "", f"is larger than {MAX_CONFIG_BYTES // 1024} KiB"
+    try:
+        return base64.b64decode(data.get("content") or "").decode("utf-8"), ""
+    except (binascii.Error, UnicodeDecodeError):
+        return "", "is not UTF-8 text"
+
+
+def parse_repo_config(text: str, source: str = CONFIG_PATH) -> tuple[RepoConfig, list[str]]:
+    """Parse and validate the YAML text; invalid keys are reported and dropped."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return RepoConfig(), [f"{source}: not valid YAML{where} ({reason}); using defaults"]
+    if raw is None:
+        return RepoConfig(), []
+    if not isinstance(raw, dict):
+        return RepoConfig(), [f"{source}: must be a mapping of settings, got {type(raw).__name__}; using defaults"]
+    try:
+        return RepoConfig.model_validate(raw), []
+    except ValidationError as exc:
+        problems, bad_keys = [], set()
+        for err in exc.errors():
+            loc = [str(p) for p in err["loc"]]
+            bad_keys.add(loc[0] if loc else "")
+            hint = " (unknown setting — check the spelling)" if err["type"] == "extra_forbidden" else ""
+            problems.append(f"{source}: {'.'.join(loc)}: {err['msg']}{hint}; ignored")
+    kept = {k: v for k, v in raw.items() if str(k) not in bad_keys}
+    try:
+        return RepoConfig.model_validate(kept), problems
+    except ValidationError:
+        return RepoConfig(), [*problems, f"{source}: using defaults"]

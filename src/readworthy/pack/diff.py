@@ -1,0 +1,596 @@
+"""The file-list (index) and diff sections: every file named, the valuable ones shown, inside a limit.
+
+File list = the index: one line per file, most valuable first — status, path, kind, +/-, how much of
+its patch the diff shows, and the names its added lines define (and the functions its hunks touch).
+It is what tells the model what exists, so it is filled first; when it does not fit, the files below
+the top ones go compact (packindex: path and names only, a repeated edit on one line), and only when
+that is too long too do the least valuable fold into per-directory lines (count, kinds, +/-), so
+every file stays accounted for.
+
+Diff = depth: hunks, condensed (long context and long removed runs shrunk around the changed
+lines), file by file in value order, definition-carrying hunks first, each file under a per-file
+cap; leftover budget then grows the files that were cut. Generated, lock, vendored and binary files
+never enter the diff. Pure deletions and renames collapse to one line; an edit repeated across many
+files (license headers, an import rename) is shown once and the other files are named.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..models import FileChange, FileStatus
+from .classify import (
+    NAME_ONLY_KINDS,
+    Classifier,
+    FileKind,
+    defined_names,
+    definition_name,
+    touched_definitions,
+    value_of,
+)
+from .index import STATUS_LETTER, compact_lines
+from .tokens import TokenCounter, truncate_to_tokens
+
+REPEAT_MIN_FILES = 4  # the same edit in this many files is "repeated"
+REPEAT_MAX_LINES = 40  # only small edits count as repeated (a big identical change is unusual)
+SUMMARY_SHARE = 0.15  # at most this part goes to one-line summaries (renames, deletions, repeats)
+MAX_TOUCHED_NAMES = 8  # functions touched by hunks listed per file in the index
+TOUCHED_KEPT_WHEN_SHORT = 20  # when the index must shrink, only the top files keep those lists
+PER_FILE_SHARE = 0.3  # first pass: one file gets at most this part of the diff section
+MIN_FILE_CAP = 250  # ... but never less than this many tokens
+CONTEXT_LINES = 3  # unchanged lines kept around each change in a condensed hunk
+MAX_ADDED_RUN = 60  # longer runs of added lines keep their head and tail
+MAX_REMOVED_RUN = 4  # longer runs of removed lines collapse to a count
+MOVE_MIN_LINES = 4  # a block this long, removed here and added there, is a move
+MOVE_SCAN_MAX_LINES = 60_000  # above this many changed lines, moves are not searched for
+MIN_USEFUL_PIECE = 24  # below this nothing (header + a hunk) fits: stop trying
+MIN_TRUNCATED_HUNK = 80  # a cut hunk shorter than this says too little to be worth its header
+CHARS_PER_TOKEN_CEILING = 8  # text longer than budget * this cannot fit; do not bother counting it
+
+_HUNK_SPLIT_RE = re.compile(r"^(?=@@ )", re.MULTILINE)
+_WORD_RE = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+@dataclass(frozen=True)
+class RankedFile:
+    change: FileChange
+    kind: FileKind
+    features: frozenset[str]
+    value: float
+    names: tuple[str, ...]  # defined in added lines
+    touched: tuple[str, ...] = ()  # existing functions/classes the hunks change (hunk headers)
+    repeat_of: str | None = None  # the first file carrying the same edit, if repeated
+
+
+def rank_files(files: Sequence[FileChange], classifier: Classifier) -> list[RankedFile]:
+    """Files sorted by reading value (ties: more new definitions first, then path)."""
+    signatures = {f.path: _edit_signature(f) for f in files}
+    groups: dict[str, list[str]] = defaultdict(list)
+    for path, sig in signatures.items():
+        if sig:
+            groups[sig].append(path)
+    first_of: dict[str, str | None] = {}
+    for paths in groups.values():
+        if len(paths) >= REPEAT_MIN_FILES:
+            for path in paths[1:]:
+                first_of[path] = paths[0]
+            first_of[paths[0]] = None
+    ranked: list[RankedFile] = []
+    for change in files:
+        kind = classifier.kind_of(change)
+        names = tuple(defined_names(change.patch, change.path)) if kind not in NAME_ONLY_KINDS else ()
+        touched = (
+            tuple(n for n in touched_definitions(change.patch, change.path) if n not in names)[:MAX_TOUCHED_NAMES]
+            if kind not in NAME_ONLY_KINDS
+            else ()
+        )
+        features = set()
+        if names:
+            features.add("new_definitions")
+        if change.path in first_of:
+            features.add("repeated_change")
+        if change.additions == 0 and change.deletions > 0:
+            features.add("deletion_only")
+        elif change.additions + change.deletions <= 2 and not names:
+            features.add("tiny_change")
+        frozen = frozenset(features)
+        ranked.append(
+            RankedFile(change, kind, frozen, value_of(kind, frozen), names, touched, first_of.get(change.path))
+        )
+    ranked.sort(key=lambda r: (-r.value, -len(r.names), r.change.path))
+    return ranked
+
+
+def _edit_signature(change: FileChange) -> str:
+    """Hash of the changed lines (not their position) of a small edit; '' for big or empty ones."""
+    if not change.patch or change.additions + change.deletions > REPEAT_MAX_LINES or change.binary:
+        return ""
+    lines = [line.strip() for line in change.patch.split("\n") if line[:1] in ("+", "-")]
+    if not lines:
+        return ""
+    return hashlib.sha1("\n".join(sorted(set(lines))).encode("utf-8", "replace")).hexdigest()
+
+
+# --------------------------------------------------------------------------- one file's pieces
+
+
+def file_header(r: RankedFile) -> str:
+    c = r.change
+    moved = f" (from {c.previous_path})" if c.previous_path else ""
+    return f"### {c.path}{moved} [{r.kind.value}, {c.status.value}, +{c.additions}/-{c.deletions}]"
+
+
+def split_hunks(patch: str) -> list[str]:
+    return [h.rstrip("\n") for h in _HUNK_SPLIT_RE.split(patch) if h.startswith("@@ ")]
+
+
+def _run_key(run: Sequence[str]) -> str:
+    """Identity of a block of changed lines regardless of sign and indentation."""
+    return hashlib.sha1("\n".join(line[1:].strip() for line in run).encode("utf-8", "replace")).hexdigest()
+
+
+def _changed_runs(patch: str) -> list[tuple[str, list[str]]]:
+    """Runs of consecutive added (or removed) lines, at least MOVE_MIN_LINES long, with their sign."""
+    runs: list[tuple[str, list[str]]] = []
+    current: list[str] = []
+    sign = ""
+    for line in patch.split("\n"):
+        first = line[:1]
+        if first in ("+", "-") and first == sign:
+            current.append(line)
+            continue
+        if len(current) >= MOVE_MIN_LINES:
+            runs.append((sign, current))
+        current, sign = ([line], first) if first in ("+", "-") else ([], "")
+    if len(current) >= MOVE_MIN_LINES:
+        runs.append((sign, current))
+    return runs
+
+
+def find_moves(files: Sequence[FileChange]) -> dict[tuple[str, str], str]:
+    """Blocks removed in one place and added in another (code moved between or inside files):
+    (sign, block key) -> the path holding the other side. Bounded: skipped on very large PRs,
+    where a line-by-line pass would cost more than the rest of packing."""
+    if sum(f.additions + f.deletions for f in files) > MOVE_SCAN_MAX_LINES:
+        return {}
+    seen: dict[tuple[str, str], str] = {}
+    for change in files:
+        if not change.patch or change.additions == 0 and change.deletions == 0:
+            continue
+        for sign, run in _changed_runs(change.patch):
+            seen.setdefault((sign, _run_key(run)), change.path)
+    moves: dict[tuple[str, str], str] = {}
+    for sign, key in seen:
+        other = seen.get(("-" if sign == "+" else "+", key))
+        if other is not None:
+            moves[(sign, key)] = other
+    return moves
+
+
+def condense_hunk(hunk: str, moves: Mapping[tuple[str, str], str] | None = None) -> str:
+    """Keep the header and changed lines; shrink unchanged stretches to CONTEXT_LINES around changes,
+    long removed runs to a count, very long added runs to their head and tail, and blocks that
+    moved (the same lines removed here and added elsewhere, or the reverse) to one line."""
+    lines = hunk.split("\n")
+    header, body = lines[0], lines[1:]
+    out = [header]
+    n = len(body)
+    changed = [i for i, line in enumerate(body) if line[:1] in ("+", "-")]
+    near: set[int] = set()
+    for i in changed:
+        near.update(range(max(0, i - CONTEXT_LINES), min(n, i + CONTEXT_LINES + 1)))
+    i = 0
+    while i < n:
+        line = body[i]
+        kind = line[:1]
+        if kind in ("+", "-"):
+            j = i
+            while j < n and body[j][:1] == kind:
+                j += 1
+            run = body[i:j]
+            other = moves.get((kind, _run_key(run))) if moves and len(run) >= MOVE_MIN_LINES else None
+            if other is not None:
+                where = "to" if kind == "-" else "from"
+                names = [n for n in (definition_name(line[1:]) for line in run) if n]
+                defines = f"; defines {', '.join(names)}" if names else ""
+                out.append(f"{kind}... ({len(run)} lines moved {where} {other}{defines})")
+            elif kind == "-" and len(run) > MAX_REMOVED_RUN:
+                out += run[:2] + [f"-... ({len(run) - 2} more removed lines)"]
+            elif kind == "+" and len(run) > MAX_ADDED_RUN:
+                head, tail = run[: MAX_ADDED_RUN - 10], run[-5:]
+                out += head + [f"+... ({len(run) - len(head) - len(tail)} more added lines)"] + tail
+            else:
+                out += run
+            i = j
+            continue
+        if i in near or kind == "\\":
+            out.append(line)
+            i += 1
+            continue
+        j = i
+        while j < n and j not in near and body[j][:1] not in ("+", "-"):
+            j += 1
+        out.append(f" ... ({j - i} unchanged lines)")
+        i = j
+    return "\n".join(out)
+
+
+def _one_line_summary(r: RankedFile) -> str | None:
+    """Files that need no patch to be understood, as a single line."""
+    c = r.change
+    if r.kind == FileKind.RENAMED:
+        return f"- {c.path}: {c.status.value} from {c.previous_path}, content unchanged"
+    if c.status == FileStatus.REMOVED:
+        return f"- {c.path}: deleted ({c.deletions} lines)"
+    if c.status == FileStatus.CHANGED and not c.patch:
+        return f"- {c.path}: mode change only"
+    return None
+
+
+# --------------------------------------------------------------------------- packing the diff
+
+
+@dataclass
+class _FileState:
+    rank: RankedFile
+    header: str
+    hunks: list[str] | None = None  # condensed, computed on first use
+    order: list[int] = field(default_factory=list)  # hunk indexes, definitions first
+    chosen: set[int] = field(default_factory=set)
+    full: bool = False
+    tokens: int = 0  # spent on this file
+    whole_tokens: int | None = None  # the uncondensed patch, once counted
+    header_tokens: int | None = None
+    hunk_tokens: dict[int, int] = field(default_factory=dict)
+    gave_up_at: int | None = None  # room (tokens) with which nothing more fitted; less will not either
+
+
+@dataclass(frozen=True)
+class DiffPack:
+    text: str
+    full: frozenset[str]
+    partial: frozenset[str]
+
+
+class _Spender:
+    """Tracks tokens against the section limit; pieces are counted once and joined with newlines.
+
+    Counting is the expensive part of packing a huge PR, so texts that cannot fit are refused
+    without the tokenizer: once a few texts have been counted, the densest characters-per-token
+    ratio seen (with a margin) bounds how few tokens a text of a given length can have. A wrong
+    guess can only leave a piece out, never break the budget: what is kept is always counted."""
+
+    def __init__(self, limit: int, counter: TokenCounter) -> None:
+        self.limit = limit
+        self.used = 0
+        self.counter = counter
+        self.count: Callable[[str], int] = counter.count
+        self._samples = 0
+        self._chars = self._tokens = 0
+        self._max_chars_per_token = 0.0
+
+    @property
+    def left(self) -> int:
+        return self.limit - self.used
+
+    def too_long(self, length: int, room: int) -> bool:
+        """True when a text of `length` characters will not fit `room` tokens: beyond the densest
+        ratio seen (with a margin), or beyond 1.3x what the average ratio predicts."""
+        ceiling = float(CHARS_PER_TOKEN_CEILING)
+        if self._samples >= 8:
+            ceiling = min(ceiling, self._max_chars_per_token * 1.5)
+            if length / (self._chars / self._tokens) > room * 1.3 + 16:
+                return True
+        return length > room * ceiling + 64
+
+    def cost(self, text: str) -> int:
+        if self.too_long(len(text), self.left):
+            return self.left + 1  # cannot fit; skip the tokenizer
+        tokens = self.count(text)
+        if len(text) >= 200 and tokens:
+            self._samples += 1
+            self._chars += len(text)
+            self._tokens += tokens
+            self._max_chars_per_token = max(self._max_chars_per_token, len(text) / tokens)
+        return tokens + 1  # + the joining newline
+
+
+def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -> DiffPack:
+    spend = _Spender(limit, counter)
+    shown = [r for r in ranked if r.kind not in NAME_ONLY_KINDS and r.repeat_of is None]
+    one_liners: list[tuple[RankedFile, str]] = []
+    states: list[_FileState] = []
+    for r in shown:
+        line = _one_line_summary(r)
+        if line is not None:
+            one_liners.append((r, line))
+        elif r.change.patch:
+            states.append(_FileState(r, file_header(r)))
+
+    moves = find_moves([st.rank.change for st in states])
+    # renames, deletions and repeated edits: a line each, charged first (they are cheap and say a
+    # lot), but never more than SUMMARY_SHARE of the section
+    summary, one_line_full, repeat_lines = _one_liners(one_liners, ranked, spend, int(limit * SUMMARY_SHARE))
+    # hunks in value order under a per-file cap; then leftovers grow the cut files; then a last cut hunk
+    cap = max(MIN_FILE_CAP, int(limit * PER_FILE_SHARE))
+    for st in states:
+        if spend.left < MIN_USEFUL_PIECE:
+            break
+        _grow(st, min(cap, spend.left), spend, moves=moves)
+    for st in states:
+        if spend.left < MIN_USEFUL_PIECE:
+            break
+        if not st.full:
+            _grow(st, st.tokens + spend.left, spend, moves=moves)
+    for st in states:
+        if spend.left < MIN_TRUNCATED_HUNK:
+            break
+        if not st.full:
+            _grow(st, st.tokens + spend.left, spend, cut_last=True, moves=moves)
+
+    present = [st for st in states if st.full or st.chosen]
+    blocks = [_render_file(st) for st in present]
+    full = {st.rank.change.path for st in present if st.full}
+    partial = {st.rank.change.path for st in present if not st.full}
+    for first, others in repeat_lines:
+        if first in full or first in partial:
+            partial.update(others)  # their edit is shown, once, under the first file
+    full.update(one_line_full)
+    extra = ("Also changed:\n" + "\n".join(summary)) if summary else ""
+    return DiffPack("\n\n".join(b for b in [*blocks, extra] if b), frozenset(full), frozenset(partial))
+
+
+def _grow(
+    st: _FileState, allowance: int, spend: _Spender, cut_last: bool = False,
+    moves: Mapping[tuple[str, str], str] | None = None,
+) -> None:
+    """Spend up to `allowance` tokens (in total) on this file: the whole patch if it fits, else hunks."""
+    room_now = min(allowance - st.tokens, spend.left)
+    if st.full or room_now <= 0 or (st.gave_up_at is not None and room_now <= st.gave_up_at and not cut_last):
+        return
+    before = st.tokens
+    patch = st.rank.change.patch or ""
+    if not spend.too_long(len(patch), min(allowance, st.tokens + spend.left)):
+        if st.whole_tokens is None:
+            st.whole_tokens = spend.count(st.header + "\n" + patch) + 1
+        whole = st.whole_tokens
+        if whole <= allowance and whole - st.tokens <= spend.left:
+            spend.used += whole - st.tokens
+            st.tokens, st.full = whole, True
+            return
+    if st.hunks is None:
+        st.hunks = [condense_hunk(h, moves) for h in split_hunks(patch)]
+        with_defs = [i for i, h in enumerate(st.hunks) if _has_definition(h, st.rank.names)]
+        st.order = with_defs + [i for i in range(len(st.hunks)) if i not in set(with_defs)]
+    whole_failed = st.whole_tokens is not None
+    for i in st.order:
+        if i in st.chosen:
+            continue
+        if whole_failed and not cut_last and len(st.hunks[i]) >= len(patch):
+            continue  # the only hunk, uncondensed: it did not fit as the whole patch either
+        room = min(allowance - st.tokens, spend.left)
+        if i in st.hunk_tokens:
+            cost = st.hunk_tokens[i]
+        elif spend.too_long(len(st.hunks[i]), room) and not cut_last:
+            continue
+        else:
+            cost = st.hunk_tokens[i] = spend.count(st.hunks[i]) + 1
+        if cost >= room and not cut_last:
+            continue
+        if st.header_tokens is None:
+            st.header_tokens = spend.count(st.header + f"\n(condensed: {len(st.hunks)} of {len(st.hunks)} hunks)") + 1
+        header = 0 if st.chosen else st.header_tokens
+        room -= header
+        if cost > room:
+            if not cut_last or room < MIN_TRUNCATED_HUNK:
+                continue  # a later, smaller hunk may still fit
+            # too long for what is left: its beginning is still worth having (hunks with definitions
+            # come first, so this is usually where a new function starts)
+            st.hunks[i] = truncate_to_tokens(spend.counter, st.hunks[i], room - 1, "\n ... (hunk cut)")
+            cost = st.hunk_tokens[i] = spend.count(st.hunks[i]) + 1
+            if not st.hunks[i] or cost > room:
+                continue
+        st.chosen.add(i)
+        st.tokens += cost + header
+        spend.used += cost + header
+    if st.tokens == before:
+        st.gave_up_at = room_now
+
+
+def _has_definition(hunk: str, names: tuple[str, ...]) -> bool:
+    return any(name in hunk for name in names[:20])
+
+
+def _render_file(st: _FileState) -> str:
+    if st.full:
+        return st.header + "\n" + (st.rank.change.patch or "")
+    shown = sorted(st.chosen)
+    hunks = st.hunks or []
+    return "\n".join([st.header, f"(condensed: {len(shown)} of {len(hunks)} hunks)", *(hunks[i] for i in shown)])
+
+
+def _one_liners(
+    one_liners: list[tuple[RankedFile, str]], ranked: Sequence[RankedFile], spend: _Spender, cap: int
+) -> tuple[list[str], set[str], list[tuple[str, list[str]]]]:
+    """Renames, deletions (a line each) and repeated edits (a line per group) while `cap` lasts.
+    Returns the lines, the files they show completely, and the repeat groups that made it in."""
+    lines: list[str] = []
+    complete: set[str] = set()
+    groups: dict[str, list[str]] = defaultdict(list)
+    for r in ranked:
+        if r.repeat_of is not None:
+            groups[r.repeat_of].append(r.change.path)
+    candidates: list[tuple[str, RankedFile | None, tuple[str, list[str]] | None]] = [
+        (f"- the same edit as {first} also in {len(others)} other files: {_dir_summary(others)}", None, (first, others))
+        for first, others in groups.items()
+    ] + [(line, r, None) for r, line in one_liners]
+    shown_groups: list[tuple[str, list[str]]] = []
+    budget_end = spend.used + cap
+    for line, owner, group in candidates:
+        cost = spend.cost(line)
+        if spend.used + cost > budget_end or cost > spend.left:
+            continue
+        spend.used += cost
+        lines.append(line)
+        if group is not None:
+            shown_groups.append(group)
+        elif owner is not None and (owner.kind == FileKind.RENAMED or owner.change.status == FileStatus.CHANGED):
+            complete.add(owner.change.path)  # nothing more to see than the line says
+    return lines, complete, shown_groups
+
+
+def _dir_summary(paths: list[str], top: int = 6) -> str:
+    dirs = Counter(p.rsplit("/", 1)[0] + "/" if "/" in p else "./" for p in paths)
+    parts = [f"{d} ({n})" for d, n in dirs.most_common(top)]
+    if len(dirs) > top:
+        parts.append(f"{len(dirs) - top} more directories")
+    return ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- the file list
+
+
+def render_file_list(
+    ranked: Sequence[RankedFile],
+    full: frozenset[str],
+    partial: frozenset[str],
+    limit: int,
+    counter: TokenCounter,
+    missing: int = 0,
+    diff_text: str = "",
+) -> str:
+    """Every changed file, most valuable first; folded into directory groups when it does not fit.
+    Names the diff section already shows are not repeated (the line says how many there are)."""
+    if not ranked:
+        return ""
+    shown = frozenset(_WORD_RE.findall(diff_text)) if diff_text else frozenset()
+    adds = sum(r.change.additions for r in ranked)
+    dels = sum(r.change.deletions for r in ranked)
+    head = (
+        f"{len(ranked)} files changed, +{adds}/-{dels}, most worth reading first. Format: status path [kind] "
+        "+added/-removed diff:full|partial (how much of its patch the diff section shows; absent: none) "
+        "defines: names its added lines define; changes: existing functions its hunks touch."
+    )
+    if missing:
+        head += f"\n{missing} more files were not returned by the GitHub API (3,000-file cap)."
+    lines = [_file_line(r, full, partial, shown) for r in ranked]
+    by_path = {r.change.path: line for r, line in zip(ranked, lines)}
+
+    def line_of(r: RankedFile) -> str:
+        return by_path[r.change.path]
+
+    line_costs = [counter.count(line) + 1 for line in lines]
+    head_cost = counter.count(head) + 1
+    if head_cost + sum(line_costs) <= limit:
+        return head + "\n" + "\n".join(lines)
+    # Too long: below the top files, drop the "changes:" lists (paths and new names matter more),
+    # then keep the first k lines (highest value) individually and fold the rest into directory
+    # groups; find the largest k that fits.
+    for i in range(TOUCHED_KEPT_WHEN_SHORT, len(ranked)):
+        if ranked[i].touched:
+            lines[i] = _file_line(ranked[i], full, partial, shown, with_touched=False)
+            by_path[ranked[i].change.path] = lines[i]
+            line_costs[i] = counter.count(lines[i]) + 1
+    prefix = [0]
+    for cost in line_costs:
+        prefix.append(prefix[-1] + cost)
+
+    def fits(text: str, fixed: int) -> bool:
+        return len(text) <= (limit - fixed) * CHARS_PER_TOKEN_CEILING and fixed + counter.count(text) + 1 <= limit
+
+    def compact(part: Sequence[RankedFile]) -> str:
+        return "\n".join(compact_lines(part, full, partial, shown)) if part else ""
+
+    # Then: the top k files on full lines, every other file compact (path and names, no counts);
+    # the largest k that fits. Only when even all-compact is too long do files fold into groups.
+    if fits(compact(ranked), head_cost):
+        lo, hi, k_best = 1, len(ranked), 0
+        while lo <= hi:
+            k = (lo + hi) // 2
+            if fits(compact(ranked[k:]), head_cost + prefix[k]):
+                k_best, lo = k, k + 1
+            else:
+                hi = k - 1
+        return "\n".join([head, *lines[:k_best], compact(ranked[k_best:])]).rstrip("\n")
+    # Else the top k compact and the rest folded into directory groups. The grouping depth that
+    # names the most files individually wins (a finer grouping of the rest is worth less than
+    # another file's path and names); on a tie the finer one.
+    best: str | None = None
+    most = -1
+    for depth in (3, 2, 1, 0):
+        lo, hi = max(0, most), len(ranked)
+        while lo <= hi:
+            k = (lo + hi) // 2
+            top, folded = compact(ranked[:k]), _folded_lines(ranked[k:], depth, line_of)
+            if fits(top + "\n" + folded, head_cost):
+                if k > most:
+                    most, best = k, "\n".join(part for part in (head, top, folded) if part)
+                lo = k + 1
+            else:
+                hi = k - 1
+    if best is None:  # even one line per kind is too long: the caller's final trim handles it
+        best = head + "\n" + _folded_lines(ranked, 0, line_of)
+    return best
+
+
+def _file_line(
+    r: RankedFile,
+    full: frozenset[str],
+    partial: frozenset[str],
+    shown: frozenset[str] = frozenset(),
+    with_touched: bool = True,
+) -> str:
+    c = r.change
+    path = f"{c.previous_path} -> {c.path}" if c.previous_path else c.path
+    seen = " diff:full" if c.path in full else " diff:partial" if c.path in partial else ""
+    line = f"{STATUS_LETTER[c.status]} {path} [{r.kind.value}] +{c.additions}/-{c.deletions}{seen}"
+    if seen == " diff:full":
+        return line  # everything it defines is in the diff
+    names = [n for n in r.names if n not in shown]
+    if names or r.names:
+        in_diff = len(r.names) - len(names)
+        line += " defines: " + ", ".join(names) + (f" (+{in_diff} in the diff)" if in_diff else "")
+    touched = [n for n in r.touched if n not in shown] if with_touched else []
+    if touched:
+        line += "; changes: " + ", ".join(touched)
+    return line
+
+
+def _folded_lines(rest: Sequence[RankedFile], depth: int, line_of: Callable[[RankedFile], str]) -> str:
+    """Files grouped by their first `depth` directories (depth 0: by kind only), one line per group."""
+    if not rest:
+        return ""
+    groups: dict[str, list[RankedFile]] = defaultdict(list)
+    for r in rest:
+        if depth == 0:
+            key = f"[{r.kind.value}]"
+        else:
+            path = r.change.path
+            cut = -1
+            for _ in range(depth):
+                cut = path.find("/", cut + 1)
+                if cut < 0:
+                    break
+            key = path[: cut + 1] if cut >= 0 else (path[: path.rfind("/") + 1] or "./")
+        groups[key].append(r)
+    singles = sum(1 for members in groups.values() if len(members) == 1)
+    by = "directory" if depth else "kind"
+    out = [f"(+ {len(rest) - singles} more files, grouped by {by}; not in the diff)"]
+    for key, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        if len(members) == 1:  # a group of one costs as much as the file's own line
+            out.append(line_of(members[0]))
+            continue
+        kinds = Counter(m.kind.value for m in members)
+        kind_text = ", ".join(f"{k} {n}" for k, n in kinds.most_common())
+        adds = dels = 0
+        statuses = set()
+        for m in members:
+            adds += m.change.additions
+            dels += m.change.deletions
+            statuses.add(STATUS_LETTER[m.change.status])
+        out.append(f"{''.join(sorted(statuses))} {key} {len(members)} files ({kind_text}) +{adds}/-{dels}")
+    return "\n".join(out)

@@ -1,0 +1,436 @@
+"""pack: PRContext + Settings -> Prompt, inside the token budget. Pure: no network, no settings writes.
+
+Budget contract: `settings.budget` is the PROMPT budget. The final messages — every role, counted
+with the model's encoding, plus PER_MESSAGE_TOKENS per message and REPLY_PRIMING_TOKENS, the way
+OpenAI bills chat input — never exceed it. `settings.output_reserve` is separate: it is what the
+model may write back (max_tokens), not carved out of the prompt. The context window must hold
+budget + output_reserve; that is the caller's choice of budget.
+
+Order of work:
+  1. clean PR prose (sanitize.clean_prose) and redact secrets everywhere (redact.redact_secrets),
+     BEFORE anything is counted, so a secret can neither be sent nor change what fits;
+  2. rank the files (classify tables, packdiff.rank_files);
+  3. split the room left after the fixed instructions between sections by their shares
+     (DEFAULT_SHARES, overridable by repo config `section_shares`); a section that needs less
+     than its share gives the rest to the others;
+  4. render each section inside its allotment, assemble the messages with prompts.build_messages,
+     count them exactly, and shrink the diff (then any section) until the total fits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..config import Settings
+from ..errors import ConfigError
+from ..models import (
+    Comment,
+    Coverage,
+    FileChange,
+    FileStatus,
+    Message,
+    PRContext,
+    Prompt,
+    Review,
+    ReviewThread,
+    ThreadComment,
+)
+from ..prompts.messages import PROMPT_VERSION, build_messages
+from .classify import NAME_ONLY_KINDS, Classifier
+from .diff import RankedFile, pack_diff, rank_files, render_file_list
+from .index import compact_index_tokens
+from .prose import render_commits, render_discussion, render_linked_issues, render_pr
+from .redact import redact_secrets
+from .sanitize import clean_prose
+from .tokens import TokenCounter, get_token_counter, truncate_to_tokens
+
+SECTIONS = ("pr", "commits", "linked_issues", "discussion", "files", "diff")
+# The file list is the index (every path, the names each file defines): breadth before depth. When
+# a PR is far bigger than the budget, knowing every file and what it defines beats a few more hunks
+# (bench/packing.py: recall at 8k 0.92 -> 0.95 going from 0.40/0.26 to 0.46/0.20); when the index
+# is small, its unused share flows to the diff, so small and medium PRs are unaffected.
+DEFAULT_SHARES: Mapping[str, float] = {
+    "pr": 0.10,
+    "commits": 0.04,
+    "linked_issues": 0.08,
+    "discussion": 0.12,
+    "files": 0.46,
+    "diff": 0.20,
+}
+# When even the compact index does not fit, the diff keeps this part of its share (the rest goes to
+# the index). Half keeps the top hunks of the most valuable files in view.
+HUGE_PR_DIFF_SHARE_FACTOR = 0.5
+PER_MESSAGE_TOKENS = 4  # role and separators of one chat message
+REPLY_PRIMING_TOKENS = 3  # the assistant reply header every request carries
+SECTION_SLACK_TOKENS = 4  # per section: token merges at the fence boundaries
+MIN_CONTENT_TOKENS = 200  # below this the PR material cannot be described at all
+OMITTED_LIST_MAX = 100  # Coverage.omitted keeps at most this many paths
+_MENTION_RE = re.compile(r"(?<![\w@/.`])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\b")
+_HUNK_HEADER_RE = re.compile(r"^@@[^\n]*", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class _Material:
+    ctx: PRContext  # cleaned and redacted copy
+    secrets: int
+
+
+def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None = None) -> Prompt:
+    """The messages for the model, at most settings.budget tokens, with what was seen (Coverage)."""
+    counter = counter or get_token_counter(settings.model, settings.openai_base_url)
+    material = prepare_material(ctx)
+    clean = material.ctx
+    ranked = rank_files(clean.files, Classifier(settings.repo_config.file_kinds))
+    shares = section_shares(settings.repo_config.section_shares)
+
+    # instructions plus the fences of all six sections, each holding one character
+    fixed = messages_tokens(build_messages(dict.fromkeys(SECTIONS, "x"), settings.language), counter)
+    room = settings.budget - fixed - SECTION_SLACK_TOKENS * len(SECTIONS)
+    if room < MIN_CONTENT_TOKENS:
+        raise ConfigError(
+            f"budget {settings.budget} leaves {max(room, 0)} tokens for the PR after the {fixed}-token "
+            f"instructions; raise the budget to at least {fixed + SECTION_SLACK_TOKENS * len(SECTIONS) + 1000}"
+        )
+    ignore = frozenset(a.lower() for a in settings.repo_config.ignore_authors)
+    renderer = _Renderer(clean, ranked, ignore, counter)
+    sections, diff = renderer.render_all(room, shares)
+
+    messages = build_messages(sections, settings.language)
+    total = messages_tokens(messages, counter)
+    diff_limit = diff.limit
+    for _ in range(4):  # piecewise counts drift a little from the exact total; shrink the diff to fit
+        if total <= settings.budget or diff_limit <= 0:
+            break
+        # diff.limit holds the tokens the rendered diff used; ask for less than that
+        diff_limit = max(0, diff_limit - (total - settings.budget) - 16 - diff_limit // 50)
+        diff = renderer.diff(diff_limit)
+        sections = {**sections, "diff": diff.text, "files": renderer.files(diff, renderer.last_files_limit)}
+        messages = build_messages(sections, settings.language)
+        total = messages_tokens(messages, counter)
+    if total > settings.budget:
+        sections, messages, total = _trim_until_fits(sections, settings, counter, total)
+
+    coverage = _coverage(ctx, ranked, diff.full, diff.partial, material.secrets, sections, renderer)
+    return Prompt(
+        messages=messages,
+        tokens=total,
+        budget=settings.budget,
+        encoding=counter.name,
+        estimated=counter.estimated,
+        coverage=coverage,
+        input_hash=input_hash(clean, settings),
+    )
+
+
+def messages_tokens(messages: list[Message], counter: TokenCounter) -> int:
+    return sum(counter.count(m.content) + PER_MESSAGE_TOKENS for m in messages) + REPLY_PRIMING_TOKENS
+
+
+def section_shares(overrides: Mapping[str, float]) -> dict[str, float]:
+    """DEFAULT_SHARES with the repository's overrides, normalised to sum to 1."""
+    unknown = sorted(set(overrides) - set(SECTIONS))
+    if unknown:
+        raise ConfigError(f"unknown section_shares key(s) {unknown}; valid keys: {', '.join(SECTIONS)}")
+    if any(v < 0 for v in overrides.values()):
+        raise ConfigError("section_shares values must be zero or positive")
+    shares = {**DEFAULT_SHARES, **overrides}
+    total = sum(shares.values())
+    if total <= 0:
+        raise ConfigError("section_shares must not all be zero")
+    return {k: v / total for k, v in shares.items()}
+
+
+def allocate(room: int, shares: Mapping[str, float], demands: Mapping[str, int]) -> dict[str, int]:
+    """Water-filling: sections needing less than their share get what they need; the rest is split
+    among the others in proportion to their shares, repeatedly."""
+    alloc: dict[str, int] = {}
+    active = [s for s in SECTIONS if demands.get(s, 0) > 0]
+    left = room
+    while active:
+        total_share = sum(shares[s] for s in active) or 1.0
+        satisfied = [s for s in active if demands[s] <= left * shares[s] / total_share]
+        if not satisfied:
+            for s in active:
+                alloc[s] = int(left * shares[s] / total_share)
+            break
+        for s in satisfied:
+            alloc[s] = demands[s]
+            left -= demands[s]
+            active.remove(s)
+    return alloc
+
+
+# --------------------------------------------------------------------------- preparing the material
+
+
+def prepare_material(ctx: PRContext) -> _Material:
+    """A copy of the context with prose cleaned, @mentions unlinked, and secrets redacted everywhere."""
+    secrets = 0
+
+    def prose(text: str) -> str:
+        nonlocal secrets
+        cleaned, n = redact_secrets(_MENTION_RE.sub(r"\1", clean_prose(text)))
+        secrets += n
+        return cleaned
+
+    def code(text: str | None) -> str | None:
+        nonlocal secrets
+        if not text:
+            return text
+        redacted, n = redact_secrets(text)
+        secrets += n
+        return redacted
+
+    def comments(items: list[Comment]) -> list[Comment]:
+        return [c.model_copy(update={"body": prose(c.body), "author": c.author.lstrip("@")}) for c in items]
+
+    files = [_with_patch(f, code(f.patch)) for f in ctx.files]
+    commits = [c.model_copy(update={"message": prose(c.message)}) for c in ctx.commits]
+    issues = [
+        i.model_copy(update={"title": prose(i.title), "body": prose(i.body), "comments": comments(i.comments)})
+        for i in ctx.linked_issues
+    ]
+    reviews: list[Review] = [
+        r.model_copy(update={"body": prose(r.body), "author": r.author.lstrip("@")}) for r in ctx.reviews
+    ]
+    threads: list[ReviewThread] = [
+        t.model_copy(
+            update={
+                "comments": [
+                    ThreadComment(author=c.author.lstrip("@"), body=prose(c.body), created_at=c.created_at)
+                    for c in t.comments
+                ],
+                "diff_hunk": "",  # the diff section shows the code; the hunk copy would be counted twice
+            }
+        )
+        for t in ctx.threads
+    ]
+    related = [r.model_copy(update={"title": prose(r.title)}) for r in ctx.related]
+    clean = ctx.model_copy(
+        update={
+            "title": prose(ctx.title).replace("\n", " "),
+            "body": prose(ctx.body),
+            "author": ctx.author.lstrip("@"),
+            "files": files,
+            "commits": commits,
+            "comments": comments(ctx.comments),
+            "reviews": reviews,
+            "threads": threads,
+            "linked_issues": issues,
+            "related": related,
+        }
+    )
+    return _Material(clean, secrets)
+
+
+def _with_patch(change: FileChange, patch: str | None) -> FileChange:
+    return change if patch is change.patch else change.model_copy(update={"patch": patch})
+
+
+# --------------------------------------------------------------------------- rendering sections
+
+
+@dataclass(frozen=True)
+class _Diff:
+    text: str
+    full: frozenset[str]
+    partial: frozenset[str]
+    limit: int
+
+
+class _Renderer:
+    """Renders sections for one context; remembers what the last allocation gave each section."""
+
+    def __init__(self, ctx: PRContext, ranked: list[RankedFile], ignore: frozenset[str], counter: TokenCounter):
+        self.ctx, self.ranked, self.ignore, self.counter = ctx, ranked, ignore, counter
+        self.last_files_limit = 0
+        self.discussion_comments = 0
+        self.issues_shown = 0
+        self.last_diff_text = ""
+        self._full: dict[str, tuple[str, int, int, int]] = {}  # name -> (text, tokens, comments, issues)
+
+    def prose(self, name: str, limit: int) -> str:
+        """A prose section in at most `limit` tokens; the full rendering whenever it fits."""
+        if name not in self._full:
+            text = self._render_prose(name, 10**9)
+            self._full[name] = (text, self.counter.count(text), self.discussion_comments, self.issues_shown)
+        text, tokens, comments, issues = self._full[name]
+        if tokens <= limit:
+            if name == "discussion":
+                self.discussion_comments = comments
+            if name == "linked_issues":
+                self.issues_shown = issues
+            return text
+        return self._render_prose(name, limit)
+
+    def demand(self, name: str) -> int:
+        self.prose(name, 0)
+        return self._full[name][1]
+
+    def _render_prose(self, name: str, limit: int) -> str:
+        ctx, counter = self.ctx, self.counter
+        if name == "pr":
+            return render_pr(ctx, limit, counter)
+        if name == "commits":
+            return render_commits(ctx.commits, ctx.title, ctx.body, limit, counter)
+        if name == "linked_issues":
+            text = render_linked_issues(ctx.linked_issues, limit, counter)
+            self.issues_shown = text.count("\n### ") + (1 if text.startswith("### ") else 0)
+            return text
+        discussion = render_discussion(ctx.reviews, ctx.threads, ctx.comments, self.ignore, limit, counter)
+        self.discussion_comments = discussion.comments
+        return discussion.text
+
+    def diff(self, limit: int) -> _Diff:
+        packed = pack_diff(self.ranked, limit, self.counter)
+        self.last_diff_text = packed.text
+        return _Diff(packed.text, packed.full, packed.partial, limit)
+
+    def files(self, diff: _Diff, limit: int) -> str:
+        missing = max(0, self.ctx.changed_files - len(self.ctx.files))
+        return render_file_list(self.ranked, diff.full, diff.partial, limit, self.counter, missing, diff.text)
+
+    def render_all(self, room: int, shares: Mapping[str, float]) -> tuple[dict[str, str], _Diff]:
+        huge = 10**9
+        demands = {name: self.demand(name) for name in ("pr", "commits", "linked_issues", "discussion")}
+        everything = _Diff("", frozenset(), frozenset(), 0)
+        demands["files"] = self.counter.count(self.files(everything, huge))
+        demands["diff"] = self._diff_demand()
+        alloc = allocate(room, shares, demands)
+        if alloc.get("files", 0) < compact_index_tokens(self.ranked, self.counter):
+            # A huge PR: even the compact index would fold files into directory counts, and the diff
+            # can show only a sliver of it anyway. Naming every file and what it defines tells the
+            # model more per token than a few more hunks, so part of the diff's share moves over.
+            shares = {**shares, "diff": shares["diff"] * HUGE_PR_DIFF_SHARE_FACTOR}
+            alloc = allocate(room, shares, demands)
+        # the diff is rendered first: if it is complete, what it leaves unused flows to the others
+        diff = self.diff(alloc.get("diff", 0)) if demands["diff"] else everything
+        used_diff = self.counter.count(diff.text)
+        if used_diff < alloc.get("diff", 0) and self._complete(diff):
+            demands["diff"] = used_diff
+            alloc = allocate(room, shares, demands)
+        sections = {name: self.prose(name, alloc.get(name, 0)) for name in ("pr", "commits", "linked_issues",
+                                                                            "discussion")}
+        sections = {k: v for k, v in sections.items() if v}
+        # the file list takes its share plus whatever the other sections left unused
+        used = sum(self.counter.count(v) + 1 for v in sections.values()) + used_diff
+        self.last_files_limit = max(0, room - used)
+        files_text = self.files(diff, self.last_files_limit)
+        if files_text:
+            sections["files"] = files_text
+        if diff.text:
+            sections["diff"] = diff.text
+        return sections, _Diff(diff.text, diff.full, diff.partial, used_diff)
+
+    def _diff_demand(self) -> int:
+        """An upper estimate of the whole diff (2 characters per token; code averages 3-4): counting
+        150,000 lines exactly would cost more than the rest of the run. The diff is rendered first and
+        gives back what it did not use, so over-estimating costs nothing."""
+        chars = sum(len(r.change.patch or "") + len(r.change.path) + 40 for r in self.ranked)
+        return chars // 2 + 1 if chars else 0
+
+    def _complete(self, diff: _Diff) -> bool:
+        """Every file that could be shown in full is."""
+        return all(
+            r.change.path in diff.full
+            for r in self.ranked
+            if r.kind not in NAME_ONLY_KINDS and r.repeat_of is None and r.change.patch
+            and r.change.status != FileStatus.REMOVED
+        )
+
+
+def _trim_until_fits(
+    sections: dict[str, str], settings: Settings, counter: TokenCounter, total: int
+) -> tuple[dict[str, str], list[Message], int]:
+    """Last resort: cut the largest section by the overflow until the messages fit."""
+    sections = dict(sections)
+    for _ in range(20):
+        over = total - settings.budget
+        if over <= 0:
+            break
+        name = max(sections, key=lambda k: counter.count(sections[k]), default=None)
+        if name is None:
+            break
+        size = counter.count(sections[name])
+        sections[name] = truncate_to_tokens(counter, sections[name], max(0, size - over - 8))
+        if not sections[name]:
+            del sections[name]
+        messages = build_messages(sections, settings.language)
+        total = messages_tokens(messages, counter)
+    messages = build_messages(sections, settings.language)
+    total = messages_tokens(messages, counter)
+    if total > settings.budget:
+        raise ConfigError(
+            f"the fixed instructions alone need {total} tokens, more than the budget of {settings.budget}; "
+            "raise the budget"
+        )
+    return sections, messages, total
+
+
+# --------------------------------------------------------------------------- coverage and hash
+
+
+def _coverage(
+    original: PRContext,
+    ranked: list[RankedFile],
+    full: frozenset[str],
+    partial: frozenset[str],
+    secrets: int,
+    sections: Mapping[str, str],
+    renderer: _Renderer,
+) -> Coverage:
+    diff_text = sections.get("diff", "")
+    if diff_text != renderer.last_diff_text:
+        # the last-resort trim cut the diff: count only files whose header is still there
+        full = frozenset(p for p in full if f"### {p}" in diff_text)
+        partial = frozenset(p for p in partial if p in diff_text) - full
+    omitted = [r.change.path for r in ranked if r.change.path not in full and r.change.path not in partial]
+    missing = max(0, original.changed_files - len(original.files))
+    notes = []
+    if len(omitted) > OMITTED_LIST_MAX:
+        notes.append(f"omitted list truncated: {len(omitted) - OMITTED_LIST_MAX} more paths")
+    if missing:
+        notes.append(f"{missing} files beyond the GitHub files API cap were not seen")
+    return Coverage(
+        files_total=max(len(original.files), original.changed_files),
+        files_full=len(full),
+        files_partial=len(partial),
+        files_name_only=len(omitted) + missing,
+        omitted=omitted[:OMITTED_LIST_MAX],
+        secrets_redacted=secrets,
+        linked_issues=renderer.issues_shown if "linked_issues" in sections else 0,
+        review_comments=renderer.discussion_comments if "discussion" in sections else 0,
+        notes=notes,
+    )
+
+
+def input_hash(ctx: PRContext, settings: Settings) -> str:
+    """sha256 over what was packed. The diff part is normalised like `git patch-id`: no index lines,
+    no hunk line numbers, no whitespace, no SHAs, so a rebase without changes keeps the hash."""
+    h = hashlib.sha256()
+
+    def put(*parts: object) -> None:
+        for part in parts:
+            data = str(part).encode("utf-8", "replace")
+            h.update(len(data).to_bytes(8, "big"))
+            h.update(data)
+
+    put("v1", PROMPT_VERSION, settings.model, settings.language, settings.budget)
+    put(ctx.title, ctx.body)
+    for commit in ctx.commits:
+        put("commit", commit.message)
+    for issue in ctx.linked_issues:
+        put("issue", issue.number, issue.title, issue.body, *(c.body for c in issue.comments))
+    for review in ctx.reviews:
+        put("review", review.author, review.state.value, review.body)
+    for thread in ctx.threads:
+        put("thread", thread.path, thread.is_resolved, *(c.body for c in thread.comments))
+    for comment in ctx.comments:
+        put("comment", comment.author, comment.body)
+    for change in sorted(ctx.files, key=lambda f: f.path):
+        patch = "".join(_HUNK_HEADER_RE.sub("@@", change.patch or "").split())  # no whitespace, no line numbers
+        put("file", change.path, change.previous_path or "", change.status.value, change.binary, patch)
+    return h.hexdigest()
