@@ -67,22 +67,23 @@ def _print_report(report: Report, fmt: str) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Analyze the bundled sample PR with the heuristic analyzer: no key, no network."""
+    from .analyze.model import analyze
     from .gather.sample import load_sample
-    from .pipeline import review_context
+    from .pack.prompt import pack_prompt
 
     settings = _settings_from_args(args, openai_api_key=None, openai_base_url=None)
     settings = settings.model_copy(update={"openai_api_key": None})
-    report = review_context(load_sample(), settings, client=None)
+    report = analyze(pack_prompt(load_sample(), settings), settings, client=None)
     _print_report(report, args.format)
     return 0
 
 
 def cmd_local(args: argparse.Namespace) -> int:
     """Analyze a patch file, stdin, or a git range of the repository in the current directory."""
-    from .analyze.model import make_openai_client
+    from .analyze.client import make_openai_client
+    from .analyze.model import analyze
     from .gather.local import LocalSource, context_from_source
     from .pack.prompt import pack_prompt
-    from .pipeline import review_context
 
     if args.patch is None and args.base is None:
         raise InputError("give --patch FILE (or - for stdin) or --base REF [--head REF]")
@@ -95,10 +96,11 @@ def cmd_local(args: argparse.Namespace) -> int:
     source = LocalSource(patch=args.patch, base=args.base, head=args.head, title=args.title or "", body=body)
     ctx = context_from_source(source)
     settings = _settings_from_args(args)
+    prompt = pack_prompt(ctx, settings)
     if args.show_prompt:
-        sys.stdout.write(prompt_to_text(pack_prompt(ctx, settings)))
+        sys.stdout.write(prompt_to_text(prompt))
         return 0
-    report = review_context(ctx, settings, client=make_openai_client(settings))
+    report = analyze(prompt, settings, client=make_openai_client(settings))
     _print_report(report, args.format)
     return 0
 

@@ -197,6 +197,9 @@ class Prompt(_Frozen):
     estimated: bool = False  # True when tiktoken was unavailable and tokens were estimated
     coverage: Coverage = Field(default_factory=Coverage)
     input_hash: str = ""  # hash of what was packed; same inputs -> same hash
+    # The cleaned, redacted context the prompt was packed from: what analysis, grounding and the
+    # Report's title must use (a secret in the raw title must not reach the comment). Not serialised.
+    material: PRContext | None = Field(default=None, exclude=True, repr=False)
 
 
 # --------------------------------------------------------------------------- analysis

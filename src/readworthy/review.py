@@ -24,6 +24,7 @@ from actions_toolkit import core  # type: ignore[import-untyped]
 from github.IssueComment import IssueComment
 
 from . import publish
+from .analyze.model import analyze
 from .config import Settings
 from .errors import GitHubError, PublishError, ReadworthyError
 from .event import PullRequestInfo
@@ -32,7 +33,6 @@ from .gather import pull as gather
 from .gather.repo_config import load_repo_config
 from .models import PRContext, Prompt, Report, Usage
 from .pack.prompt import pack_prompt
-from .pipeline import review_context
 from .render.comment import render_comment, render_markdown
 from .render.state import decode_state
 
@@ -217,7 +217,8 @@ def _review(
         issue = publish.lazy_repo(gh, repo).get_issue(number)
         existing, existing_body = publish.find_existing_body(issue, own_login)
     previous = decode_state(existing_body)
-    # Packing is cheap and pure; its hash is the one the Report will carry (over the cleaned context).
+    # Packed once: the cache check, the prompt shown and the analysis all use this one (its hash is
+    # over the cleaned context the Report will carry).
     prompt = pack_prompt(ctx, settings)
     current_hash = prompt.input_hash
     if settings.show_prompt:
@@ -231,9 +232,7 @@ def _review(
         # they were stored, and the raw context's text must not slip back in.
         report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url})
     else:
-        report = review_context(ctx, settings, client)
-        if not report.input_hash:
-            report = report.model_copy(update={"input_hash": current_hash})
+        report = analyze(prompt, settings, client)
         spent = report.usage
         if report.fallback_reason and previous is not None and previous.analyzer == "model" \
                 and previous.input_hash == report.input_hash:

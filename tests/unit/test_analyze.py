@@ -46,6 +46,7 @@ PROMPT = Prompt(
     encoding="o200k_base",
     coverage=Coverage(files_total=2, files_full=2),
     input_hash="h-123",
+    material=CTX,
 )
 
 GOOD: dict[str, Any] = {
@@ -82,7 +83,7 @@ def settings_for(server: OpenAIServer, **overrides: Any) -> Settings:
 
 def run(server: OpenAIServer, **overrides: Any):
     settings = settings_for(server, **overrides)
-    return analyze(PROMPT, CTX, settings, make_openai_client(settings))
+    return analyze(PROMPT, settings, make_openai_client(settings))
 
 
 # --------------------------------------------------------------------------- the normal case
@@ -114,7 +115,7 @@ def test_one_call_with_strict_json_schema_grounded_and_costed(openai_server: Ope
 
 
 def test_no_client_means_heuristic_without_a_fallback_reason(openai_server: OpenAIServer) -> None:
-    report = analyze(PROMPT, CTX, settings_for(openai_server), None)
+    report = analyze(PROMPT, settings_for(openai_server), None)
     assert report.analyzer == "heuristic" and report.fallback_reason == "" and report.model == ""
     assert report.usage.model_calls == 0
     assert openai_server.requests == []
@@ -312,7 +313,7 @@ def test_azure_openai_through_the_deployment_path(openai_server: OpenAIServer) -
     openai_server.add_json(GOOD)
     settings = Settings(openai_api_key=KEY, azure_endpoint=openai_server.root, azure_deployment="rw-mini",
                         model_max_retries=0)
-    report = analyze(PROMPT, CTX, settings, make_openai_client(settings))
+    report = analyze(PROMPT, settings, make_openai_client(settings))
     request = openai_server.chat_requests[0]
     assert request.path.startswith("/openai/deployments/rw-mini/chat/completions?api-version=")
     assert request.headers["api-key"] == KEY

@@ -1,6 +1,6 @@
 """Analyze: one model call turns the packed prompt into a validated, grounded Digest.
 
-    analyze(prompt, ctx, settings, client) -> Report
+    analyze(prompt, settings, client) -> Report
 
 - `client is None` (no key): the heuristic analyzer, `analyzer="heuristic"`, no fallback_reason.
 - Normal case: ONE chat-completion call with `response_format` json_schema (strict).
@@ -86,8 +86,14 @@ class _Spent:
     served_model: str = ""
 
 
-def analyze(prompt: Prompt, ctx: PRContext, settings: Settings, client: openai.OpenAI | None) -> Report:
-    """The Report for one PR: the model's grounded digest, or the heuristic one (labelled, with why)."""
+def analyze(prompt: Prompt, settings: Settings, client: openai.OpenAI | None) -> Report:
+    """The Report for one PR: the model's grounded digest, or the heuristic one (labelled, with why).
+
+    Grounding, the heuristic and the Report's title use the prompt's own material: the cleaned,
+    redacted context it was packed from (a secret in a PR title must not reach the comment)."""
+    if prompt.material is None:
+        raise ValueError("analyze() needs a prompt made by pack_prompt (it carries the packed material)")
+    ctx = prompt.material
     if client is None:
         return _report(heuristic_digest(ctx, prompt.coverage, settings.language), "heuristic", prompt, ctx,
                        settings, model="", spent=_Spent())

@@ -1,13 +1,6 @@
-"""The file-list (index) and diff sections: every file named, the valuable ones shown, inside a limit.
+"""The diff section: depth, inside a limit (the file index, index.py, gives the breadth).
 
-File list = the index: one line per file, most valuable first — status, path, kind, +/-, how much of
-its patch the diff shows, and the names its added lines define (and the functions its hunks touch).
-It is what tells the model what exists, so it is filled first; when it does not fit, the files below
-the top ones go compact (packindex: path and names only, a repeated edit on one line), and only when
-that is too long too do the least valuable fold into per-directory lines (count, kinds, +/-), so
-every file stays accounted for.
-
-Diff = depth: hunks, condensed (long context and long removed runs shrunk around the changed
+Diff = hunks, condensed (long context and long removed runs shrunk around the changed
 lines), file by file in value order, definition-carrying hunks first, each file under a per-file
 cap; leftover budget then grows the files that were cut. Generated, lock, vendored and binary files
 never enter the diff. Pure deletions and renames collapse to one line; an edit repeated across many
@@ -23,23 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..models import FileChange, FileStatus
-from .classify import (
-    NAME_ONLY_KINDS,
-    Classifier,
-    FileKind,
-    defined_names,
-    definition_name,
-    touched_definitions,
-    value_of,
-)
-from .index import STATUS_LETTER, compact_lines
-from .tokens import TokenCounter, truncate_to_tokens
+from .classify import NAME_ONLY_KINDS, FileKind, definition_name
+from .rank import RankedFile
+from .tokens import CHARS_PER_TOKEN_CEILING, TokenCounter, truncate_to_tokens
 
-REPEAT_MIN_FILES = 4  # the same edit in this many files is "repeated"
-REPEAT_MAX_LINES = 40  # only small edits count as repeated (a big identical change is unusual)
 SUMMARY_SHARE = 0.15  # at most this part goes to one-line summaries (renames, deletions, repeats)
-MAX_TOUCHED_NAMES = 8  # functions touched by hunks listed per file in the index
-TOUCHED_KEPT_WHEN_SHORT = 20  # when the index must shrink, only the top files keep those lists
 PER_FILE_SHARE = 0.3  # first pass: one file gets at most this part of the diff section
 MIN_FILE_CAP = 250  # ... but never less than this many tokens
 CONTEXT_LINES = 3  # unchanged lines kept around each change in a condensed hunk
@@ -49,70 +30,8 @@ MOVE_MIN_LINES = 4  # a block this long, removed here and added there, is a move
 MOVE_SCAN_MAX_LINES = 60_000  # above this many changed lines, moves are not searched for
 MIN_USEFUL_PIECE = 24  # below this nothing (header + a hunk) fits: stop trying
 MIN_TRUNCATED_HUNK = 80  # a cut hunk shorter than this says too little to be worth its header
-CHARS_PER_TOKEN_CEILING = 8  # text longer than budget * this cannot fit; do not bother counting it
 
 _HUNK_SPLIT_RE = re.compile(r"^(?=@@ )", re.MULTILINE)
-_WORD_RE = re.compile(r"[A-Za-z_$][\w$]*")
-
-
-@dataclass(frozen=True)
-class RankedFile:
-    change: FileChange
-    kind: FileKind
-    features: frozenset[str]
-    value: float
-    names: tuple[str, ...]  # defined in added lines
-    touched: tuple[str, ...] = ()  # existing functions/classes the hunks change (hunk headers)
-    repeat_of: str | None = None  # the first file carrying the same edit, if repeated
-
-
-def rank_files(files: Sequence[FileChange], classifier: Classifier) -> list[RankedFile]:
-    """Files sorted by reading value (ties: more new definitions first, then path)."""
-    signatures = {f.path: _edit_signature(f) for f in files}
-    groups: dict[str, list[str]] = defaultdict(list)
-    for path, sig in signatures.items():
-        if sig:
-            groups[sig].append(path)
-    first_of: dict[str, str | None] = {}
-    for paths in groups.values():
-        if len(paths) >= REPEAT_MIN_FILES:
-            for path in paths[1:]:
-                first_of[path] = paths[0]
-            first_of[paths[0]] = None
-    ranked: list[RankedFile] = []
-    for change in files:
-        kind = classifier.kind_of(change)
-        names = tuple(defined_names(change.patch, change.path)) if kind not in NAME_ONLY_KINDS else ()
-        touched = (
-            tuple(n for n in touched_definitions(change.patch, change.path) if n not in names)[:MAX_TOUCHED_NAMES]
-            if kind not in NAME_ONLY_KINDS
-            else ()
-        )
-        features = set()
-        if names:
-            features.add("new_definitions")
-        if change.path in first_of:
-            features.add("repeated_change")
-        if change.additions == 0 and change.deletions > 0:
-            features.add("deletion_only")
-        elif change.additions + change.deletions <= 2 and not names:
-            features.add("tiny_change")
-        frozen = frozenset(features)
-        ranked.append(
-            RankedFile(change, kind, frozen, value_of(kind, frozen), names, touched, first_of.get(change.path))
-        )
-    ranked.sort(key=lambda r: (-r.value, -len(r.names), r.change.path))
-    return ranked
-
-
-def _edit_signature(change: FileChange) -> str:
-    """Hash of the changed lines (not their position) of a small edit; '' for big or empty ones."""
-    if not change.patch or change.additions + change.deletions > REPEAT_MAX_LINES or change.binary:
-        return ""
-    lines = [line.strip() for line in change.patch.split("\n") if line[:1] in ("+", "-")]
-    if not lines:
-        return ""
-    return hashlib.sha1("\n".join(sorted(set(lines))).encode("utf-8", "replace")).hexdigest()
 
 
 # --------------------------------------------------------------------------- one file's pieces
@@ -449,148 +368,3 @@ def _dir_summary(paths: list[str], top: int = 6) -> str:
     if len(dirs) > top:
         parts.append(f"{len(dirs) - top} more directories")
     return ", ".join(parts)
-
-
-# --------------------------------------------------------------------------- the file list
-
-
-def render_file_list(
-    ranked: Sequence[RankedFile],
-    full: frozenset[str],
-    partial: frozenset[str],
-    limit: int,
-    counter: TokenCounter,
-    missing: int = 0,
-    diff_text: str = "",
-) -> str:
-    """Every changed file, most valuable first; folded into directory groups when it does not fit.
-    Names the diff section already shows are not repeated (the line says how many there are)."""
-    if not ranked:
-        return ""
-    shown = frozenset(_WORD_RE.findall(diff_text)) if diff_text else frozenset()
-    adds = sum(r.change.additions for r in ranked)
-    dels = sum(r.change.deletions for r in ranked)
-    head = (
-        f"{len(ranked)} files changed, +{adds}/-{dels}, most worth reading first. Format: status path [kind] "
-        "+added/-removed diff:full|partial (how much of its patch the diff section shows; absent: none) "
-        "defines: names its added lines define; changes: existing functions its hunks touch."
-    )
-    if missing:
-        head += f"\n{missing} more files were not returned by the GitHub API (3,000-file cap)."
-    lines = [_file_line(r, full, partial, shown) for r in ranked]
-    by_path = {r.change.path: line for r, line in zip(ranked, lines)}
-
-    def line_of(r: RankedFile) -> str:
-        return by_path[r.change.path]
-
-    line_costs = [counter.count(line) + 1 for line in lines]
-    head_cost = counter.count(head) + 1
-    if head_cost + sum(line_costs) <= limit:
-        return head + "\n" + "\n".join(lines)
-    # Too long: below the top files, drop the "changes:" lists (paths and new names matter more),
-    # then keep the first k lines (highest value) individually and fold the rest into directory
-    # groups; find the largest k that fits.
-    for i in range(TOUCHED_KEPT_WHEN_SHORT, len(ranked)):
-        if ranked[i].touched:
-            lines[i] = _file_line(ranked[i], full, partial, shown, with_touched=False)
-            by_path[ranked[i].change.path] = lines[i]
-            line_costs[i] = counter.count(lines[i]) + 1
-    prefix = [0]
-    for cost in line_costs:
-        prefix.append(prefix[-1] + cost)
-
-    def fits(text: str, fixed: int) -> bool:
-        return len(text) <= (limit - fixed) * CHARS_PER_TOKEN_CEILING and fixed + counter.count(text) + 1 <= limit
-
-    def compact(part: Sequence[RankedFile]) -> str:
-        return "\n".join(compact_lines(part, full, partial, shown)) if part else ""
-
-    # Then: the top k files on full lines, every other file compact (path and names, no counts);
-    # the largest k that fits. Only when even all-compact is too long do files fold into groups.
-    if fits(compact(ranked), head_cost):
-        lo, hi, k_best = 1, len(ranked), 0
-        while lo <= hi:
-            k = (lo + hi) // 2
-            if fits(compact(ranked[k:]), head_cost + prefix[k]):
-                k_best, lo = k, k + 1
-            else:
-                hi = k - 1
-        return "\n".join([head, *lines[:k_best], compact(ranked[k_best:])]).rstrip("\n")
-    # Else the top k compact and the rest folded into directory groups. The grouping depth that
-    # names the most files individually wins (a finer grouping of the rest is worth less than
-    # another file's path and names); on a tie the finer one.
-    best: str | None = None
-    most = -1
-    for depth in (3, 2, 1, 0):
-        lo, hi = max(0, most), len(ranked)
-        while lo <= hi:
-            k = (lo + hi) // 2
-            top, folded = compact(ranked[:k]), _folded_lines(ranked[k:], depth, line_of)
-            if fits(top + "\n" + folded, head_cost):
-                if k > most:
-                    most, best = k, "\n".join(part for part in (head, top, folded) if part)
-                lo = k + 1
-            else:
-                hi = k - 1
-    if best is None:  # even one line per kind is too long: the caller's final trim handles it
-        best = head + "\n" + _folded_lines(ranked, 0, line_of)
-    return best
-
-
-def _file_line(
-    r: RankedFile,
-    full: frozenset[str],
-    partial: frozenset[str],
-    shown: frozenset[str] = frozenset(),
-    with_touched: bool = True,
-) -> str:
-    c = r.change
-    path = f"{c.previous_path} -> {c.path}" if c.previous_path else c.path
-    seen = " diff:full" if c.path in full else " diff:partial" if c.path in partial else ""
-    line = f"{STATUS_LETTER[c.status]} {path} [{r.kind.value}] +{c.additions}/-{c.deletions}{seen}"
-    if seen == " diff:full":
-        return line  # everything it defines is in the diff
-    names = [n for n in r.names if n not in shown]
-    if names or r.names:
-        in_diff = len(r.names) - len(names)
-        line += " defines: " + ", ".join(names) + (f" (+{in_diff} in the diff)" if in_diff else "")
-    touched = [n for n in r.touched if n not in shown] if with_touched else []
-    if touched:
-        line += "; changes: " + ", ".join(touched)
-    return line
-
-
-def _folded_lines(rest: Sequence[RankedFile], depth: int, line_of: Callable[[RankedFile], str]) -> str:
-    """Files grouped by their first `depth` directories (depth 0: by kind only), one line per group."""
-    if not rest:
-        return ""
-    groups: dict[str, list[RankedFile]] = defaultdict(list)
-    for r in rest:
-        if depth == 0:
-            key = f"[{r.kind.value}]"
-        else:
-            path = r.change.path
-            cut = -1
-            for _ in range(depth):
-                cut = path.find("/", cut + 1)
-                if cut < 0:
-                    break
-            key = path[: cut + 1] if cut >= 0 else (path[: path.rfind("/") + 1] or "./")
-        groups[key].append(r)
-    singles = sum(1 for members in groups.values() if len(members) == 1)
-    by = "directory" if depth else "kind"
-    out = [f"(+ {len(rest) - singles} more files, grouped by {by}; not in the diff)"]
-    for key, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        if len(members) == 1:  # a group of one costs as much as the file's own line
-            out.append(line_of(members[0]))
-            continue
-        kinds = Counter(m.kind.value for m in members)
-        kind_text = ", ".join(f"{k} {n}" for k, n in kinds.most_common())
-        adds = dels = 0
-        statuses = set()
-        for m in members:
-            adds += m.change.additions
-            dels += m.change.deletions
-            statuses.add(STATUS_LETTER[m.change.status])
-        out.append(f"{''.join(sorted(statuses))} {key} {len(members)} files ({kind_text}) +{adds}/-{dels}")
-    return "\n".join(out)

@@ -10,14 +10,16 @@ model cites files by path, and a directory header plus basenames would make it r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 
 from ..models import FileStatus
-from .tokens import TokenCounter
+from .rank import RankedFile
+from .tokens import CHARS_PER_TOKEN_CEILING, TokenCounter
 
-if TYPE_CHECKING:  # packdiff imports this module; the type is only needed for annotations
-    from .diff import RankedFile
+TOUCHED_KEPT_WHEN_SHORT = 20  # when the index must shrink, only the top files keep their "changes:" lists
+_WORD_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
 STATUS_LETTER = {
     FileStatus.ADDED: "A",
@@ -98,3 +100,148 @@ def compact_index_tokens(ranked: Sequence[RankedFile], counter: TokenCounter) ->
     """What the index costs with every file on a compact line (nothing in the diff yet)."""
     empty: frozenset[str] = frozenset()
     return counter.count("\n".join(compact_lines(ranked, empty, empty, empty))) + 1 if ranked else 0
+
+
+# --------------------------------------------------------------------------- the whole file list
+
+
+def render_file_list(
+    ranked: Sequence[RankedFile],
+    full: frozenset[str],
+    partial: frozenset[str],
+    limit: int,
+    counter: TokenCounter,
+    missing: int = 0,
+    diff_text: str = "",
+) -> str:
+    """Every changed file, most valuable first; folded into directory groups when it does not fit.
+    Names the diff section already shows are not repeated (the line says how many there are)."""
+    if not ranked:
+        return ""
+    shown = frozenset(_WORD_RE.findall(diff_text)) if diff_text else frozenset()
+    adds = sum(r.change.additions for r in ranked)
+    dels = sum(r.change.deletions for r in ranked)
+    head = (
+        f"{len(ranked)} files changed, +{adds}/-{dels}, most worth reading first. Format: status path [kind] "
+        "+added/-removed diff:full|partial (how much of its patch the diff section shows; absent: none) "
+        "defines: names its added lines define; changes: existing functions its hunks touch."
+    )
+    if missing:
+        head += f"\n{missing} more files were not returned by the GitHub API (3,000-file cap)."
+    lines = [_file_line(r, full, partial, shown) for r in ranked]
+    by_path = {r.change.path: line for r, line in zip(ranked, lines, strict=True)}
+
+    def line_of(r: RankedFile) -> str:
+        return by_path[r.change.path]
+
+    line_costs = [counter.count(line) + 1 for line in lines]
+    head_cost = counter.count(head) + 1
+    if head_cost + sum(line_costs) <= limit:
+        return head + "\n" + "\n".join(lines)
+    # Too long: below the top files, drop the "changes:" lists (paths and new names matter more),
+    # then keep the first k lines (highest value) individually and fold the rest into directory
+    # groups; find the largest k that fits.
+    for i in range(TOUCHED_KEPT_WHEN_SHORT, len(ranked)):
+        if ranked[i].touched:
+            lines[i] = _file_line(ranked[i], full, partial, shown, with_touched=False)
+            by_path[ranked[i].change.path] = lines[i]
+            line_costs[i] = counter.count(lines[i]) + 1
+    prefix = [0]
+    for cost in line_costs:
+        prefix.append(prefix[-1] + cost)
+
+    def fits(text: str, fixed: int) -> bool:
+        return len(text) <= (limit - fixed) * CHARS_PER_TOKEN_CEILING and fixed + counter.count(text) + 1 <= limit
+
+    def compact(part: Sequence[RankedFile]) -> str:
+        return "\n".join(compact_lines(part, full, partial, shown)) if part else ""
+
+    # Then: the top k files on full lines, every other file compact (path and names, no counts);
+    # the largest k that fits. Only when even all-compact is too long do files fold into groups.
+    if fits(compact(ranked), head_cost):
+        lo, hi, k_best = 1, len(ranked), 0
+        while lo <= hi:
+            k = (lo + hi) // 2
+            if fits(compact(ranked[k:]), head_cost + prefix[k]):
+                k_best, lo = k, k + 1
+            else:
+                hi = k - 1
+        return "\n".join([head, *lines[:k_best], compact(ranked[k_best:])]).rstrip("\n")
+    # Else the top k compact and the rest folded into directory groups. The grouping depth that
+    # names the most files individually wins (a finer grouping of the rest is worth less than
+    # another file's path and names); on a tie the finer one.
+    best: str | None = None
+    most = -1
+    for depth in (3, 2, 1, 0):
+        lo, hi = max(0, most), len(ranked)
+        while lo <= hi:
+            k = (lo + hi) // 2
+            top, folded = compact(ranked[:k]), _folded_lines(ranked[k:], depth, line_of)
+            if fits(top + "\n" + folded, head_cost):
+                if k > most:
+                    most, best = k, "\n".join(part for part in (head, top, folded) if part)
+                lo = k + 1
+            else:
+                hi = k - 1
+    if best is None:  # even one line per kind is too long: the caller's final trim handles it
+        best = head + "\n" + _folded_lines(ranked, 0, line_of)
+    return best
+
+
+def _file_line(
+    r: RankedFile,
+    full: frozenset[str],
+    partial: frozenset[str],
+    shown: frozenset[str] = frozenset(),
+    with_touched: bool = True,
+) -> str:
+    c = r.change
+    path = f"{c.previous_path} -> {c.path}" if c.previous_path else c.path
+    seen = " diff:full" if c.path in full else " diff:partial" if c.path in partial else ""
+    line = f"{STATUS_LETTER[c.status]} {path} [{r.kind.value}] +{c.additions}/-{c.deletions}{seen}"
+    if seen == " diff:full":
+        return line  # everything it defines is in the diff
+    names = [n for n in r.names if n not in shown]
+    if names or r.names:
+        in_diff = len(r.names) - len(names)
+        line += " defines: " + ", ".join(names) + (f" (+{in_diff} in the diff)" if in_diff else "")
+    touched = [n for n in r.touched if n not in shown] if with_touched else []
+    if touched:
+        line += "; changes: " + ", ".join(touched)
+    return line
+
+
+def _folded_lines(rest: Sequence[RankedFile], depth: int, line_of: Callable[[RankedFile], str]) -> str:
+    """Files grouped by their first `depth` directories (depth 0: by kind only), one line per group."""
+    if not rest:
+        return ""
+    groups: dict[str, list[RankedFile]] = defaultdict(list)
+    for r in rest:
+        if depth == 0:
+            key = f"[{r.kind.value}]"
+        else:
+            path = r.change.path
+            cut = -1
+            for _ in range(depth):
+                cut = path.find("/", cut + 1)
+                if cut < 0:
+                    break
+            key = path[: cut + 1] if cut >= 0 else (path[: path.rfind("/") + 1] or "./")
+        groups[key].append(r)
+    singles = sum(1 for members in groups.values() if len(members) == 1)
+    by = "directory" if depth else "kind"
+    out = [f"(+ {len(rest) - singles} more files, grouped by {by}; not in the diff)"]
+    for key, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        if len(members) == 1:  # a group of one costs as much as the file's own line
+            out.append(line_of(members[0]))
+            continue
+        kinds = Counter(m.kind.value for m in members)
+        kind_text = ", ".join(f"{k} {n}" for k, n in kinds.most_common())
+        adds = dels = 0
+        statuses = set()
+        for m in members:
+            adds += m.change.additions
+            dels += m.change.deletions
+            statuses.add(STATUS_LETTER[m.change.status])
+        out.append(f"{''.join(sorted(statuses))} {key} {len(members)} files ({kind_text}) +{adds}/-{dels}")
+    return "\n".join(out)

@@ -19,35 +19,29 @@ Order of work:
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..config import Settings
 from ..errors import ConfigError
 from ..models import (
-    Comment,
     Coverage,
-    FileChange,
     FileStatus,
     Message,
     PRContext,
     Prompt,
-    Review,
-    ReviewThread,
-    ThreadComment,
 )
-from ..prompts.messages import PROMPT_VERSION, build_messages
+from ..prompts.messages import build_messages
 from .classify import NAME_ONLY_KINDS, Classifier
-from .diff import RankedFile, pack_diff, rank_files, render_file_list
-from .index import compact_index_tokens
-from .prose import render_commits, render_discussion, render_linked_issues, render_pr
-from .redact import redact_secrets
-from .sanitize import clean_prose
+from .diff import pack_diff
+from .index import compact_index_tokens, render_file_list
+from .material import input_hash, prepare_material
+from .prose import SectionText, render_commits, render_discussion, render_linked_issues, render_pr
+from .rank import RankedFile, rank_files
 from .tokens import TokenCounter, get_token_counter, truncate_to_tokens
 
 SECTIONS = ("pr", "commits", "linked_issues", "discussion", "files", "diff")
+PROSE_SECTIONS = ("pr", "commits", "linked_issues", "discussion")
 # The file list is the index (every path, the names each file defines): breadth before depth. When
 # a PR is far bigger than the budget, knowing every file and what it defines beats a few more hunks
 # (bench/packing.py: recall at 8k 0.92 -> 0.95 going from 0.40/0.26 to 0.46/0.20); when the index
@@ -68,14 +62,6 @@ REPLY_PRIMING_TOKENS = 3  # the assistant reply header every request carries
 SECTION_SLACK_TOKENS = 4  # per section: token merges at the fence boundaries
 MIN_CONTENT_TOKENS = 200  # below this the PR material cannot be described at all
 OMITTED_LIST_MAX = 100  # Coverage.omitted keeps at most this many paths
-_MENTION_RE = re.compile(r"(?<![\w@/.`])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\b")
-_HUNK_HEADER_RE = re.compile(r"^@@[^\n]*", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class _Material:
-    ctx: PRContext  # cleaned and redacted copy
-    secrets: int
 
 
 def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None = None) -> Prompt:
@@ -96,7 +82,8 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
         )
     ignore = frozenset(a.lower() for a in settings.repo_config.ignore_authors)
     renderer = _Renderer(clean, ranked, ignore, counter)
-    sections, diff = renderer.render_all(room, shares)
+    rendered = renderer.render_all(room, shares)
+    sections, diff = rendered.sections, rendered.diff
 
     messages = build_messages(sections, settings.language)
     total = messages_tokens(messages, counter)
@@ -107,13 +94,13 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
         # diff.limit holds the tokens the rendered diff used; ask for less than that
         diff_limit = max(0, diff_limit - (total - settings.budget) - 16 - diff_limit // 50)
         diff = renderer.diff(diff_limit)
-        sections = {**sections, "diff": diff.text, "files": renderer.files(diff, renderer.last_files_limit)}
+        sections = {**sections, "diff": diff.text, "files": renderer.files(diff, rendered.files_limit)}
         messages = build_messages(sections, settings.language)
         total = messages_tokens(messages, counter)
     if total > settings.budget:
         sections, messages, total = _trim_until_fits(sections, settings, counter, total)
 
-    coverage = _coverage(ctx, ranked, diff.full, diff.partial, material.secrets, sections, renderer)
+    coverage = _coverage(ctx, ranked, diff, material.secrets, sections, rendered.items)
     return Prompt(
         messages=messages,
         tokens=total,
@@ -122,6 +109,7 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
         estimated=counter.estimated,
         coverage=coverage,
         input_hash=input_hash(clean, settings),
+        material=clean,
     )
 
 
@@ -163,73 +151,6 @@ def allocate(room: int, shares: Mapping[str, float], demands: Mapping[str, int])
     return alloc
 
 
-# --------------------------------------------------------------------------- preparing the material
-
-
-def prepare_material(ctx: PRContext) -> _Material:
-    """A copy of the context with prose cleaned, @mentions unlinked, and secrets redacted everywhere."""
-    secrets = 0
-
-    def prose(text: str) -> str:
-        nonlocal secrets
-        cleaned, n = redact_secrets(_MENTION_RE.sub(r"\1", clean_prose(text)))
-        secrets += n
-        return cleaned
-
-    def code(text: str | None) -> str | None:
-        nonlocal secrets
-        if not text:
-            return text
-        redacted, n = redact_secrets(text)
-        secrets += n
-        return redacted
-
-    def comments(items: list[Comment]) -> list[Comment]:
-        return [c.model_copy(update={"body": prose(c.body), "author": c.author.lstrip("@")}) for c in items]
-
-    files = [_with_patch(f, code(f.patch)) for f in ctx.files]
-    commits = [c.model_copy(update={"message": prose(c.message)}) for c in ctx.commits]
-    issues = [
-        i.model_copy(update={"title": prose(i.title), "body": prose(i.body), "comments": comments(i.comments)})
-        for i in ctx.linked_issues
-    ]
-    reviews: list[Review] = [
-        r.model_copy(update={"body": prose(r.body), "author": r.author.lstrip("@")}) for r in ctx.reviews
-    ]
-    threads: list[ReviewThread] = [
-        t.model_copy(
-            update={
-                "comments": [
-                    ThreadComment(author=c.author.lstrip("@"), body=prose(c.body), created_at=c.created_at)
-                    for c in t.comments
-                ],
-                "diff_hunk": "",  # the diff section shows the code; the hunk copy would be counted twice
-            }
-        )
-        for t in ctx.threads
-    ]
-    related = [r.model_copy(update={"title": prose(r.title)}) for r in ctx.related]
-    clean = ctx.model_copy(
-        update={
-            "title": prose(ctx.title).replace("\n", " "),
-            "body": prose(ctx.body),
-            "author": ctx.author.lstrip("@"),
-            "files": files,
-            "commits": commits,
-            "comments": comments(ctx.comments),
-            "reviews": reviews,
-            "threads": threads,
-            "linked_issues": issues,
-            "related": related,
-        }
-    )
-    return _Material(clean, secrets)
-
-
-def _with_patch(change: FileChange, patch: str | None) -> FileChange:
-    return change if patch is change.patch else change.model_copy(update={"patch": patch})
-
-
 # --------------------------------------------------------------------------- rendering sections
 
 
@@ -241,61 +162,55 @@ class _Diff:
     limit: int
 
 
+@dataclass(frozen=True)
+class _Rendered:
+    """What one allocation produced: the sections, the diff behind them, and the facts coverage needs."""
+
+    sections: dict[str, str]
+    diff: _Diff
+    files_limit: int  # tokens the file list was given; a re-rendered diff re-renders the list at this size
+    items: dict[str, int]  # prose section -> items it shows (linked issues, discussion comments)
+
+
 class _Renderer:
-    """Renders sections for one context; remembers what the last allocation gave each section."""
+    """Renders sections for one context. Full renderings of the prose sections are computed once."""
 
     def __init__(self, ctx: PRContext, ranked: list[RankedFile], ignore: frozenset[str], counter: TokenCounter):
         self.ctx, self.ranked, self.ignore, self.counter = ctx, ranked, ignore, counter
-        self.last_files_limit = 0
-        self.discussion_comments = 0
-        self.issues_shown = 0
-        self.last_diff_text = ""
-        self._full: dict[str, tuple[str, int, int, int]] = {}  # name -> (text, tokens, comments, issues)
+        self._full: dict[str, tuple[SectionText, int]] = {}  # name -> (full rendering, its tokens)
 
-    def prose(self, name: str, limit: int) -> str:
+    def prose(self, name: str, limit: int) -> SectionText:
         """A prose section in at most `limit` tokens; the full rendering whenever it fits."""
+        full, tokens = self._full_prose(name)
+        return full if tokens <= limit else self._render_prose(name, limit)
+
+    def _full_prose(self, name: str) -> tuple[SectionText, int]:
         if name not in self._full:
             text = self._render_prose(name, 10**9)
-            self._full[name] = (text, self.counter.count(text), self.discussion_comments, self.issues_shown)
-        text, tokens, comments, issues = self._full[name]
-        if tokens <= limit:
-            if name == "discussion":
-                self.discussion_comments = comments
-            if name == "linked_issues":
-                self.issues_shown = issues
-            return text
-        return self._render_prose(name, limit)
+            self._full[name] = (text, self.counter.count(text.text))
+        return self._full[name]
 
-    def demand(self, name: str) -> int:
-        self.prose(name, 0)
-        return self._full[name][1]
-
-    def _render_prose(self, name: str, limit: int) -> str:
+    def _render_prose(self, name: str, limit: int) -> SectionText:
         ctx, counter = self.ctx, self.counter
         if name == "pr":
-            return render_pr(ctx, limit, counter)
+            return SectionText(render_pr(ctx, limit, counter), 0)
         if name == "commits":
-            return render_commits(ctx.commits, ctx.title, ctx.body, limit, counter)
+            return SectionText(render_commits(ctx.commits, ctx.title, ctx.body, limit, counter), 0)
         if name == "linked_issues":
-            text = render_linked_issues(ctx.linked_issues, limit, counter)
-            self.issues_shown = text.count("\n### ") + (1 if text.startswith("### ") else 0)
-            return text
-        discussion = render_discussion(ctx.reviews, ctx.threads, ctx.comments, self.ignore, limit, counter)
-        self.discussion_comments = discussion.comments
-        return discussion.text
+            return render_linked_issues(ctx.linked_issues, limit, counter)
+        return render_discussion(ctx.reviews, ctx.threads, ctx.comments, self.ignore, limit, counter)
 
     def diff(self, limit: int) -> _Diff:
         packed = pack_diff(self.ranked, limit, self.counter)
-        self.last_diff_text = packed.text
         return _Diff(packed.text, packed.full, packed.partial, limit)
 
     def files(self, diff: _Diff, limit: int) -> str:
         missing = max(0, self.ctx.changed_files - len(self.ctx.files))
         return render_file_list(self.ranked, diff.full, diff.partial, limit, self.counter, missing, diff.text)
 
-    def render_all(self, room: int, shares: Mapping[str, float]) -> tuple[dict[str, str], _Diff]:
+    def render_all(self, room: int, shares: Mapping[str, float]) -> _Rendered:
         huge = 10**9
-        demands = {name: self.demand(name) for name in ("pr", "commits", "linked_issues", "discussion")}
+        demands = {name: self._full_prose(name)[1] for name in PROSE_SECTIONS}
         everything = _Diff("", frozenset(), frozenset(), 0)
         demands["files"] = self.counter.count(self.files(everything, huge))
         demands["diff"] = self._diff_demand()
@@ -312,18 +227,18 @@ class _Renderer:
         if used_diff < alloc.get("diff", 0) and self._complete(diff):
             demands["diff"] = used_diff
             alloc = allocate(room, shares, demands)
-        sections = {name: self.prose(name, alloc.get(name, 0)) for name in ("pr", "commits", "linked_issues",
-                                                                            "discussion")}
-        sections = {k: v for k, v in sections.items() if v}
+        prose = {name: self.prose(name, alloc.get(name, 0)) for name in PROSE_SECTIONS}
+        sections = {name: rendered.text for name, rendered in prose.items() if rendered.text}
         # the file list takes its share plus whatever the other sections left unused
         used = sum(self.counter.count(v) + 1 for v in sections.values()) + used_diff
-        self.last_files_limit = max(0, room - used)
-        files_text = self.files(diff, self.last_files_limit)
+        files_limit = max(0, room - used)
+        files_text = self.files(diff, files_limit)
         if files_text:
             sections["files"] = files_text
         if diff.text:
             sections["diff"] = diff.text
-        return sections, _Diff(diff.text, diff.full, diff.partial, used_diff)
+        items = {name: rendered.items for name, rendered in prose.items()}
+        return _Rendered(sections, _Diff(diff.text, diff.full, diff.partial, used_diff), files_limit, items)
 
     def _diff_demand(self) -> int:
         """An upper estimate of the whole diff (2 characters per token; code averages 3-4): counting
@@ -376,14 +291,14 @@ def _trim_until_fits(
 def _coverage(
     original: PRContext,
     ranked: list[RankedFile],
-    full: frozenset[str],
-    partial: frozenset[str],
+    diff: _Diff,
     secrets: int,
     sections: Mapping[str, str],
-    renderer: _Renderer,
+    items: Mapping[str, int],
 ) -> Coverage:
+    full, partial = diff.full, diff.partial
     diff_text = sections.get("diff", "")
-    if diff_text != renderer.last_diff_text:
+    if diff_text != diff.text:
         # the last-resort trim cut the diff: count only files whose header is still there
         full = frozenset(p for p in full if f"### {p}" in diff_text)
         partial = frozenset(p for p in partial if p in diff_text) - full
@@ -401,36 +316,7 @@ def _coverage(
         files_name_only=len(omitted) + missing,
         omitted=omitted[:OMITTED_LIST_MAX],
         secrets_redacted=secrets,
-        linked_issues=renderer.issues_shown if "linked_issues" in sections else 0,
-        review_comments=renderer.discussion_comments if "discussion" in sections else 0,
+        linked_issues=items.get("linked_issues", 0) if "linked_issues" in sections else 0,
+        review_comments=items.get("discussion", 0) if "discussion" in sections else 0,
         notes=notes,
     )
-
-
-def input_hash(ctx: PRContext, settings: Settings) -> str:
-    """sha256 over what was packed. The diff part is normalised like `git patch-id`: no index lines,
-    no hunk line numbers, no whitespace, no SHAs, so a rebase without changes keeps the hash."""
-    h = hashlib.sha256()
-
-    def put(*parts: object) -> None:
-        for part in parts:
-            data = str(part).encode("utf-8", "replace")
-            h.update(len(data).to_bytes(8, "big"))
-            h.update(data)
-
-    put("v1", PROMPT_VERSION, settings.model, settings.language, settings.budget)
-    put(ctx.title, ctx.body)
-    for commit in ctx.commits:
-        put("commit", commit.message)
-    for issue in ctx.linked_issues:
-        put("issue", issue.number, issue.title, issue.body, *(c.body for c in issue.comments))
-    for review in ctx.reviews:
-        put("review", review.author, review.state.value, review.body)
-    for thread in ctx.threads:
-        put("thread", thread.path, thread.is_resolved, *(c.body for c in thread.comments))
-    for comment in ctx.comments:
-        put("comment", comment.author, comment.body)
-    for change in sorted(ctx.files, key=lambda f: f.path):
-        patch = "".join(_HUNK_HEADER_RE.sub("@@", change.patch or "").split())  # no whitespace, no line numbers
-        put("file", change.path, change.previous_path or "", change.status.value, change.binary, patch)
-    return h.hexdigest()

@@ -22,9 +22,11 @@ MAX_ISSUE_BODY_TOKENS = 900
 
 
 @dataclass(frozen=True)
-class DiscussionText:
+class SectionText:
+    """A rendered prose section and how many items it shows (issues, or discussion comments)."""
+
     text: str
-    comments: int  # review bodies, inline comments and PR comments included
+    items: int
 
 
 def render_pr(ctx: PRContext, limit: int, counter: TokenCounter) -> str:
@@ -96,10 +98,11 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def render_linked_issues(issues: list[LinkedIssue], limit: int, counter: TokenCounter) -> str:
-    """Each closing issue: title/state/labels, its body, then its non-bot comments; evenly shared."""
+def render_linked_issues(issues: list[LinkedIssue], limit: int, counter: TokenCounter) -> SectionText:
+    """Each closing issue: title/state/labels, its body, then its non-bot comments; evenly shared.
+    `items`: how many issues made it in."""
     if not issues:
-        return ""
+        return SectionText("", 0)
     per_issue = max(limit // len(issues), 60)
     blocks: list[str] = []
     used = 0
@@ -118,7 +121,7 @@ def render_linked_issues(issues: list[LinkedIssue], limit: int, counter: TokenCo
             break
         used += counter.count(block) + 1
         blocks.append(block)
-    return "\n\n".join(blocks)
+    return SectionText("\n\n".join(blocks), len(blocks))
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,7 @@ def render_discussion(
     ignore_authors: frozenset[str],
     limit: int,
     counter: TokenCounter,
-) -> DiscussionText:
+) -> SectionText:
     """Reviews (with their state), inline threads (path:line, resolved or not) and PR comments.
     Items are kept by priority (change requests and multi-comment threads first: that is where the
     arguing happens), then printed in their original order."""
@@ -167,7 +170,7 @@ def render_discussion(
         text = f"[comment] {comment.author or '?'}: {_cut(comment.body.strip(), counter)}"
         items.append(_Item(_when(comment.created_at, len(items)), 3, text, 1))
     if not items:
-        return DiscussionText("", 0)
+        return SectionText("", 0)
     chosen: list[_Item] = []
     used = 0
     for item in sorted(items, key=lambda it: (it.priority, it.order)):
@@ -183,7 +186,7 @@ def render_discussion(
         note = f"\n({left_out} more discussion items left out for space)"
         if used + counter.count(note) <= limit:
             text += note
-    return DiscussionText(text, sum(item.comments for item in chosen))
+    return SectionText(text, sum(item.comments for item in chosen))
 
 
 def _cut(text: str, counter: TokenCounter) -> str:

@@ -41,6 +41,9 @@ SHIPPED_ENCODINGS = ("o200k_base", "cl100k_base")
 NON_OPENAI_SAFETY_FACTOR = 1.15
 # Estimate without a tokenizer: o200k_base averages ~4 bytes/token on code, ~3 on CJK; 3 errs high.
 ESTIMATE_BYTES_PER_TOKEN = 3.0
+# No tokenizer packs more characters than this into one token: a text longer than `limit * this`
+# cannot fit `limit` tokens, so packing can refuse it without counting it.
+CHARS_PER_TOKEN_CEILING = 8
 
 # Used only if tiktoken_ext cannot be read; a unit test checks they equal what tiktoken declares.
 _FALLBACK_SOURCES = {
