@@ -29,7 +29,8 @@ from servers.github_graphql import FETCH_COMMAND, load_github_schema
 
 from readworthy.config import build_settings
 from readworthy.gather.diffparse import parse_patch
-from readworthy.gather.pull import gather_pr, make_github
+from readworthy.gather.github_api import make_github
+from readworthy.gather.pull import gather_pr
 from readworthy.gather.repo_config import load_repo_config
 
 VLLM = ROOT.parent / "shared" / "fixtures" / "vllm"

@@ -68,7 +68,7 @@ from readworthy.config import build_settings
 from readworthy.errors import GitHubError
 from readworthy.gather import github_api
 from readworthy.render.state import decode_state
-from readworthy.review import Request, review_one
+from readworthy.review import Request, ReviewSession, review_one
 
 RUN_BOUND_S = 20.0
 
@@ -224,12 +224,12 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
             pr = simple_pr(gh)
             settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
                                        "github_graphql_url": gh.graphql_url, "github_timeout": 1})
-            client = github_api.make_github(settings)
-            review_one(client, None, REPO, pr.number, settings, WORKFLOW_LOGIN, Request(force=True))
+            session = ReviewSession(github_api.make_github(settings), None, REPO, settings, WORKFLOW_LOGIN)
+            review_one(session, pr.number, Request(force=True))
             before = [(c.id, c.body) for c in own_comments(gh, pr.number)]
             pr.title = "A different title, so the comment must be edited"
             gh.inject("PATCH", EDIT_COMMENT, times=None, **fault)
-            outcome = review_one(client, None, REPO, pr.number, settings, WORKFLOW_LOGIN, Request(force=True))
+            outcome = review_one(session, pr.number, Request(force=True))
             after = [(c.id, c.body) for c in own_comments(gh, pr.number)]
             figures.github.record(f"github {name}", outcome.status == status and after == before,
                                   f"{outcome.status}, kept={after == before}")
@@ -250,8 +250,8 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
             else:
                 gh.inject(method, path, status=502, times=times)
             started = time.monotonic()
-            outcome = review_one(github_api.make_github(settings), None, REPO, pr.number, settings, WORKFLOW_LOGIN,
-                                 Request(force=True))
+            session = ReviewSession(github_api.make_github(settings), None, REPO, settings, WORKFLOW_LOGIN)
+            outcome = review_one(session, pr.number, Request(force=True))
             seconds = time.monotonic() - started
             time.sleep(max(0.0, delay - 1.0) + 0.2)  # let a slow original request land
             n = len(own_comments(gh, pr.number))
@@ -272,8 +272,8 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
                                        "github_graphql_url": gh.graphql_url, "github_timeout": 1})
             gh.inject(method, path, status=200, body="<html>Sign in to continue</html>", times=None)
             try:
-                outcome = review_one(github_api.make_github(settings), None, REPO, pr.number, settings,
-                                     WORKFLOW_LOGIN, Request(force=True))
+                session = ReviewSession(github_api.make_github(settings), None, REPO, settings, WORKFLOW_LOGIN)
+                outcome = review_one(session, pr.number, Request(force=True))
                 ok, why = outcome.status == "failed" and not own_comments(gh, pr.number), outcome.status
             except Exception as exc:  # noqa: BLE001  (a crash is exactly what this row measures)
                 ok, why = False, repr(exc)

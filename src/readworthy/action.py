@@ -26,6 +26,11 @@ GITHUB_GRAPHQL_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS.
 Outputs: verdict, comment-id, comment-url (one PR reviewed), prompt-tokens, completion-tokens,
 cost-usd (summed over the run), skipped-reason.
 
+Everything the runner shows comes from here, and only from here: annotations (`::warning::` …),
+log groups, secret masks, outputs, and untrusted text (a PR's prompt) fenced by
+`::stop-commands::` so that none of it can act as a workflow command. The stages below report
+what happened in their outcomes and never print to the runner themselves.
+
 Exit codes: 0 success, skip, or a write GitHub refused (locked, archived, read-only token: a
 warning and the digest in the job summary); 1 invalid inputs (always), or a failed review when
 `fail-on-error` is true (otherwise a warning and 0, so an outage does not block merges);
@@ -34,85 +39,104 @@ warning and the digest in the job summary); 1 invalid inputs (always), or a fail
 
 from __future__ import annotations
 
-import json
 import logging
+import os
+import secrets
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-import github
 from actions_toolkit import core  # type: ignore[import-untyped]
 
 from . import publish
 from .analyze.client import make_openai_client
-from .config import Settings, build_settings
-from .errors import ConfigError, EventError, GitHubError, PublishError, ReadworthyError
+from .config import Settings, action_settings, read_inputs
+from .errors import ConfigError, EventError, PublishError, ReadworthyError
 from .event import Event, parse_event
-from .gather import github_api
-from .review import Request, ReviewOutcome, review_one
+from .gather.github_api import GitHub, make_github, own_login
+from .gather.rest import collaborator_permission, open_pull_numbers
+from .models import Prompt
+
+if TYPE_CHECKING:
+    from .digest.models import DigestResult
+from .review import Request, ReviewOutcome, ReviewSession, review_one
 
 log = logging.getLogger(__name__)
 
 MAX_ALL_OPEN = 20
 WRITE_PERMISSIONS = ("admin", "maintain", "write")
-
-_BOOL_INPUTS = {"force": "force", "verdict-labels": "verdict_labels", "fail-on-error": "fail_on_error",
-                "show-prompt": "show_prompt"}
-_TEXT_INPUTS = {"model": "model", "language": "language", "budget": "budget", "trigger-label": "trigger_label",
-                "own-login": "own_login", "azure-endpoint": "azure_endpoint", "azure-deployment": "azure_deployment",
-                "azure-api-version": "azure_api_version", "model-timeout": "model_timeout"}
-
-
-# --------------------------------------------------------------------------- inputs and settings
-
-
-def read_inputs(environ: Mapping[str, str]) -> dict[str, str]:
-    """INPUT_GITHUB-TOKEN -> {"github-token": ...}; underscores are accepted for hyphens."""
-    inputs: dict[str, str] = {}
-    for key, value in environ.items():
-        if key.startswith("INPUT_") and len(key) > 6:
-            inputs[key[6:].lower().replace("_", "-")] = value.strip()
-    return inputs
+OUTPUT_NAMES = (
+    "verdict",
+    "comment-id",
+    "comment-url",
+    "prompt-tokens",
+    "completion-tokens",
+    "cost-usd",
+    "skipped-reason",
+)
 
 
-def _bool(inputs: Mapping[str, str], name: str) -> bool | None:
-    raw = inputs.get(name, "")
-    if raw == "":
-        return None
-    if raw.lower() in ("true", "yes", "1", "on"):
-        return True
-    if raw.lower() in ("false", "no", "0", "off"):
-        return False
-    raise ConfigError(f"input {name}: {raw[:40]!r} is not a boolean; use `true` or `false`")
+# --------------------------------------------------------------------------- the run
 
 
-def _price_table(raw: str) -> dict[str, tuple[float, float]] | None:
-    if not raw:
-        return None
+@dataclass
+class RunResult:
+    outcomes: list[ReviewOutcome] = field(default_factory=list)
+    skipped_reason: str = ""
+    skipped_message: str = ""
+
+
+def run_action(environ: Mapping[str, str]) -> int:
+    """Run the action for the current event. Returns the process exit code."""
+    inputs = read_inputs(environ)
+    summary_path = environ.get("GITHUB_STEP_SUMMARY")
     try:
-        data = json.loads(raw)
-        table = {str(k): (float(v[0]), float(v[1])) for k, v in data.items()}
-    except (ValueError, TypeError, AttributeError, IndexError, KeyError):
-        raise ConfigError(
-            'input price-table: expected a JSON object like {"my-model": [0.4, 1.6]} (USD per 1M tokens in, out)'
-        ) from None
-    return table
+        settings = action_settings(inputs, environ)
+    except ConfigError as exc:
+        return _invalid_inputs(exc, summary_path)
+    _mask_secrets(settings, environ)
+    try:
+        name, payload = _read_event(environ)
+        event = parse_event(name, payload, inputs)
+        if event.kind == "digest":
+            return _run_digest(settings, inputs, environ)
+        if event.kind == "skip":
+            result = RunResult(skipped_reason=event.skip_code, skipped_message=event.reason)
+        else:
+            result = _run_review(event, settings, environ)
+    except ConfigError as exc:
+        return _invalid_inputs(exc, summary_path)
+    except ReadworthyError as exc:
+        return _failed(str(exc), settings, summary_path)
+    _report(result, environ)
+    failed = [o for o in result.outcomes if o.status == "failed" or model_failed(o)]
+    return 1 if failed and settings.fail_on_error else 0
 
 
-def settings_from_environment(inputs: Mapping[str, str], environ: Mapping[str, str]) -> Settings:
-    """One Settings for the whole run, from the inputs and the standard environment."""
-    values: dict[str, object] = {
-        "github_token": inputs.get("github-token") or environ.get("GITHUB_TOKEN"),
-        "openai_api_key": inputs.get("openai-api-key") or environ.get("OPENAI_API_KEY"),
-        "openai_base_url": inputs.get("openai-base-url") or environ.get("OPENAI_BASE_URL"),
-        "github_api_url": environ.get("GITHUB_API_URL"),
-        "github_graphql_url": environ.get("GITHUB_GRAPHQL_URL"),
-        "price_table": _price_table(inputs.get("price-table", "")),
-    }
-    for name, fld in _TEXT_INPUTS.items():
-        values[fld] = inputs.get(name)
-    for name, fld in _BOOL_INPUTS.items():
-        values[fld] = _bool(inputs, name)
-    return build_settings(values)
+def model_failed(outcome: ReviewOutcome) -> bool:
+    """This run asked the model and could not use its answer: a labelled heuristic stood in, or the
+    previous analysis was kept. With `fail-on-error: true` that fails the step like any failed review."""
+    return bool(outcome.model_failure)
+
+
+def _invalid_inputs(exc: ConfigError, summary_path: str | None, heading: str = "readworthy") -> int:
+    """Invalid inputs always fail the step: nothing can run until the workflow is fixed."""
+    core.error(f"readworthy: {exc}")
+    publish.write_job_summary(f"## {heading}\n\n❌ Invalid inputs: {exc}", summary_path)
+    return 1
+
+
+def _failed(message: str, settings: Settings, summary_path: str | None, heading: str = "readworthy") -> int:
+    """The one fail-on-error policy: a failed run fails the step only when asked to (an outage of
+    GitHub or the model must not block merges by default); it is always in the job summary."""
+    publish.write_job_summary(f"## {heading}\n\n❌ {message}", summary_path)
+    if settings.fail_on_error:
+        core.error(f"readworthy: {message}")
+        return 1
+    core.warning(f"readworthy: {message} (not failing the job: fail-on-error is false)")
+    return 0
 
 
 def _mask_secrets(settings: Settings, environ: Mapping[str, str]) -> None:
@@ -139,76 +163,6 @@ def _read_event(environ: Mapping[str, str]) -> tuple[str, str]:
         raise EventError(f"cannot read the event payload {path}: {exc}") from None
 
 
-# --------------------------------------------------------------------------- the run
-
-
-@dataclass
-class RunResult:
-    outcomes: list[ReviewOutcome] = field(default_factory=list)
-    skipped_reason: str = ""
-    skipped_message: str = ""
-
-
-def run_action(environ: Mapping[str, str]) -> int:
-    """Run the action for the current event. Returns the process exit code."""
-    inputs = read_inputs(environ)
-    summary_path = environ.get("GITHUB_STEP_SUMMARY")
-    try:
-        settings = settings_from_environment(inputs, environ)
-    except ConfigError as exc:
-        core.error(f"readworthy: {exc}")
-        publish.write_job_summary(f"## readworthy\n\n❌ Invalid inputs: {exc}", summary_path)
-        return 1
-    _mask_secrets(settings, environ)
-    try:
-        name, payload = _read_event(environ)
-        event = parse_event(name, payload, inputs)
-        if event.kind == "digest":
-            return _run_digest(settings, inputs, environ)
-        if event.kind == "skip":
-            result = RunResult(skipped_reason=event.skip_code, skipped_message=event.reason)
-        else:
-            result = _run_review(event, settings, environ)
-    except ConfigError as exc:
-        core.error(f"readworthy: {exc}")
-        publish.write_job_summary(f"## readworthy\n\n❌ Invalid inputs: {exc}", summary_path)
-        return 1
-    except ReadworthyError as exc:
-        return _fail(str(exc), settings, summary_path)
-    _report(result, settings, environ)
-    failed = [o for o in result.outcomes if o.status == "failed" or model_failed(o)]
-    if failed and settings.fail_on_error:
-        return 1
-    return 0
-
-
-def model_failed(outcome: ReviewOutcome) -> bool:
-    """This run asked the model and could not use its answer: a labelled heuristic stood in, or the
-    previous analysis was kept. With `fail-on-error: true` that fails the step like any failed review."""
-    return bool(outcome.model_failure)
-
-
-def _fail(message: str, settings: Settings, summary_path: str | None) -> int:
-    publish.write_job_summary(f"## readworthy\n\n❌ {message}", summary_path)
-    if settings.fail_on_error:
-        core.error(f"readworthy: {message}")
-        return 1
-    core.warning(f"readworthy: {message} (not failing the job: fail-on-error is false)")
-    return 0
-
-
-def _run_digest(settings: Settings, inputs: Mapping[str, str], environ: Mapping[str, str]) -> int:
-    try:
-        from .digest.run import run_digest_action
-    except ImportError:
-        core.notice("readworthy: digest mode is not available in this version; nothing to do")
-        publish.write_job_summary("## readworthy\n\nDigest mode is not available in this version.",
-                                  environ.get("GITHUB_STEP_SUMMARY"))
-        return 0
-    code: int = run_digest_action(settings, inputs, environ)
-    return code
-
-
 def _repo(event: Event, environ: Mapping[str, str]) -> str:
     repo = environ.get("GITHUB_REPOSITORY") or event.repo
     if not repo or "/" not in repo:
@@ -216,41 +170,21 @@ def _repo(event: Event, environ: Mapping[str, str]) -> str:
     return repo
 
 
-def has_write_access(gh: github.Github, repo: str, login: str) -> bool:
+def has_write_access(gh: GitHub, repo: str, login: str) -> bool:
     """The collaborator permission API, not the payload's author_association (a hint, not an answer)."""
-    if not login:
-        return False
-    try:
-        permission = publish.lazy_repo(gh, repo).get_collaborator_permission(login)
-    except github.UnknownObjectException:
-        return False  # not a collaborator
-    except github.GithubException as exc:
-        raise GitHubError(f"cannot check {login}'s permission on {repo}: GitHub answered {exc.status}") from None
-    except publish.TRANSIENT as exc:
-        raise GitHubError(f"cannot check {login}'s permission on {repo}: {type(exc).__name__}") from None
-    except (KeyError, TypeError, AttributeError):  # PyGithub reading a non-JSON page
-        raise GitHubError(f"cannot check {login}'s permission on {repo}: GitHub's answer is not JSON "
-                          "(a proxy or login page?); check GITHUB_API_URL") from None
-    return permission in WRITE_PERMISSIONS
+    return bool(login) and collaborator_permission(gh, repo, login) in WRITE_PERMISSIONS
 
 
-def _open_prs(gh: github.Github, repo: str) -> tuple[int, ...]:
-    try:
-        pulls = publish.lazy_repo(gh, repo).get_pulls(state="open", sort="created", direction="desc")
-        numbers = []
-        for pull in pulls:
-            numbers.append(pull.number)
-            if len(numbers) >= MAX_ALL_OPEN:
-                core.notice(f"readworthy: all-open is capped at the {MAX_ALL_OPEN} newest open pull requests")
-                break
-    except github.GithubException as exc:
-        raise GitHubError(f"cannot list the open pull requests of {repo}: GitHub answered {exc.status}") from None
+def _open_prs(gh: GitHub, repo: str) -> tuple[int, ...]:
+    numbers, capped = open_pull_numbers(gh, repo, MAX_ALL_OPEN)
+    if capped:
+        core.notice(f"readworthy: all-open is capped at the {MAX_ALL_OPEN} newest open pull requests")
     return tuple(numbers)
 
 
 def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) -> RunResult:
     repo = _repo(event, environ)
-    gh = github_api.make_github(settings)
+    gh = make_github(settings)
     if event.name == "issue_comment":
         if not has_write_access(gh, repo, event.commenter):
             why = f"{event.commenter or 'the commenter'} has no write access to {repo}; /readworthy needs write access"
@@ -262,8 +196,8 @@ def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) ->
                 log.warning("could not acknowledge the command: %s", exc)
         if event.language:
             settings = settings.model_copy(update={"language": event.language})
-    own_login = settings.own_login or github_api.own_login(gh, settings)
-    client = make_openai_client(settings)
+    login = settings.own_login or own_login(gh, settings)
+    session = ReviewSession(gh, make_openai_client(settings), repo, settings, login)
     numbers = event.pr_numbers or (_open_prs(gh, repo) if event.all_open else ())
     if not numbers:
         return RunResult(skipped_reason="nothing-to-do", skipped_message="no pull request to review")
@@ -278,12 +212,33 @@ def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) ->
     for number in numbers:
         core.start_group(f"readworthy: {repo}#{number}")
         try:
-            outcome = review_one(gh, client, repo, number, settings, own_login, request)
+            outcome = review_one(session, number, request)
+            for problem in outcome.config_problems:
+                core.warning(f"readworthy: {problem}")  # an annotation: the maintainer must see a broken config
         finally:
             core.end_group()
+        if settings.show_prompt and outcome.prompt is not None:
+            _show_prompt(outcome.prompt)
         _log_outcome(outcome)
         result.outcomes.append(outcome)
     return result
+
+
+def _show_prompt(prompt: Prompt) -> None:
+    """The exact messages, in a collapsed log group (secrets were redacted before packing). PR text
+    inside cannot run workflow commands: the runner ignores them between ::stop-commands::TOKEN
+    and ::TOKEN::, and the token is new each time, so the text cannot end that block itself."""
+    token = secrets.token_hex(16)
+    core.start_group(f"readworthy: prompt ({prompt.tokens} tokens of {prompt.budget})")
+    print(f"::stop-commands::{token}")
+    try:
+        for message in prompt.messages:
+            print(f"--- {message.role}")
+            print(message.content)
+    finally:
+        print(f"::{token}::")
+        sys.stdout.flush()
+        core.end_group()
 
 
 def _log_outcome(outcome: ReviewOutcome) -> None:
@@ -351,8 +306,69 @@ def _outputs(result: RunResult) -> dict[str, str | int | float | None]:
     }
 
 
-def _report(result: RunResult, settings: Settings, environ: Mapping[str, str]) -> None:
+def _report(result: RunResult, environ: Mapping[str, str]) -> None:
     if result.skipped_reason:
         core.notice(f"readworthy: skipped: {result.skipped_message}")
     publish.write_job_summary(_summary(result), environ.get("GITHUB_STEP_SUMMARY"))
-    publish.set_outputs(_outputs(result), environ.get("GITHUB_OUTPUT"))
+    set_outputs(_outputs(result), environ.get("GITHUB_OUTPUT"))
+
+
+def set_outputs(outputs: Mapping[str, str | int | float | None], output_path: str | None,
+                names: tuple[str, ...] = OUTPUT_NAMES) -> None:
+    """Write the step outputs through actions_toolkit (it writes $GITHUB_OUTPUT with a safe delimiter)."""
+    if not output_path or os.environ.get("GITHUB_OUTPUT") != output_path:
+        # actions_toolkit reads os.environ itself; outside a runner there is nowhere to write.
+        log.debug("GITHUB_OUTPUT not set: outputs not written")
+        return
+    for name in names:
+        value = outputs.get(name)
+        core.set_output(name, "" if value is None else str(value))
+
+
+# --------------------------------------------------------------------------- digest mode
+
+
+def _run_digest(settings: Settings, inputs: Mapping[str, str], environ: Mapping[str, str]) -> int:
+    """`mode: digest` (schedule, workflow_dispatch). Exit 1 only for invalid inputs or with fail-on-error."""
+    from .digest.models import DEFAULT_LABEL
+    from .digest.publish import previous_digest_end
+    from .digest.run import deliver, request_from_inputs, run_digest
+
+    summary_path = environ.get("GITHUB_STEP_SUMMARY")
+    repo = environ.get("GITHUB_REPOSITORY", "")
+    now = datetime.now(UTC)
+    heading = "readworthy digest"
+    try:
+        if repo.count("/") != 1:
+            raise ConfigError("GITHUB_REPOSITORY is not set (expected OWNER/NAME)")
+        gh = make_github(settings)
+        login = settings.own_login or own_login(gh, settings)
+        label = inputs.get("digest-label") or DEFAULT_LABEL
+        previous = None if inputs.get("digest-since") else previous_digest_end(gh, repo, label, login)
+        request = request_from_inputs(inputs, repo, now, previous)
+        client = None if request.cached_only else make_openai_client(settings)
+        core.start_group(f"readworthy: digest of {repo}")
+        try:
+            result = run_digest(gh, settings, request, client, own_login=login, now=now)
+        finally:
+            core.end_group()
+    except ConfigError as exc:
+        return _invalid_inputs(exc, summary_path, heading)
+    except ReadworthyError as exc:
+        return _failed(str(exc), settings, summary_path, heading)
+    failure = deliver(gh, settings, result, login, summary_path=summary_path)
+    outputs = _digest_outputs(result)
+    set_outputs(outputs, environ.get("GITHUB_OUTPUT"), tuple(outputs))
+    for warning in result.warnings:
+        if warning != failure:
+            core.warning(f"readworthy: {warning}")
+    return _failed(failure, settings, summary_path, heading) if failure else 0
+
+
+def _digest_outputs(result: DigestResult) -> dict[str, str | int | float | None]:
+    return {
+        "digest-url": result.published_url,
+        "prompt-tokens": result.usage.prompt_tokens,
+        "completion-tokens": result.usage.completion_tokens,
+        "cost-usd": f"{result.usage.cost_usd:.6f}",
+    }

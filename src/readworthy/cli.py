@@ -18,7 +18,7 @@ from pathlib import Path
 from . import __version__
 from .config import LANGUAGES, Settings, terminal_settings
 from .digest.args import add_digest_parser
-from .errors import InputError, ReadworthyError
+from .errors import GitHubError, InputError, ReadworthyError
 from .models import Prompt, Report
 
 log = logging.getLogger("readworthy")
@@ -119,6 +119,12 @@ def cmd_pr(args: argparse.Namespace) -> int:
     repo, number = _parse_pr_ref(args.ref)
     settings = _settings_from_args(args, force=args.force or None)
     outcome = review_pull_request(repo, number, settings, dry_run=args.dry_run)
+    for problem in outcome.config_problems:
+        log.warning("%s", problem)
+    if outcome.status == "failed":
+        raise GitHubError(outcome.message)
+    if outcome.status in ("skipped", "blocked"):
+        log.warning("#%d %s: %s", number, outcome.status, outcome.message)
     if outcome.report is not None:
         _print_report(outcome.report, args.format)
     if outcome.comment_url:

@@ -10,6 +10,7 @@ Secrets are `SecretStr` so they never print by accident.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from typing import Literal
@@ -148,4 +149,64 @@ def terminal_settings(flags: Mapping[str, object], environ: Mapping[str, str] | 
         github_graphql_url=env.get("GITHUB_GRAPHQL_URL") or None,
     )
     values.update(flags)
+    return build_settings(values)
+
+
+# --------------------------------------------------------------------------- the action's inputs
+
+# action.yml input -> Settings field (the docstring of action.py lists every input)
+_BOOL_INPUTS = {"force": "force", "verdict-labels": "verdict_labels", "fail-on-error": "fail_on_error",
+                "show-prompt": "show_prompt"}
+_TEXT_INPUTS = {"model": "model", "language": "language", "budget": "budget", "trigger-label": "trigger_label",
+                "own-login": "own_login", "azure-endpoint": "azure_endpoint", "azure-deployment": "azure_deployment",
+                "azure-api-version": "azure_api_version", "model-timeout": "model_timeout"}
+
+
+def read_inputs(environ: Mapping[str, str]) -> dict[str, str]:
+    """INPUT_GITHUB-TOKEN -> {"github-token": ...}; underscores are accepted for hyphens."""
+    inputs: dict[str, str] = {}
+    for key, value in environ.items():
+        if key.startswith("INPUT_") and len(key) > 6:
+            inputs[key[6:].lower().replace("_", "-")] = value.strip()
+    return inputs
+
+
+def _bool(inputs: Mapping[str, str], name: str) -> bool | None:
+    raw = inputs.get(name, "")
+    if raw == "":
+        return None
+    if raw.lower() in ("true", "yes", "1", "on"):
+        return True
+    if raw.lower() in ("false", "no", "0", "off"):
+        return False
+    raise ConfigError(f"input {name}: {raw[:40]!r} is not a boolean; use `true` or `false`")
+
+
+def _price_table(raw: str) -> dict[str, tuple[float, float]] | None:
+    if not raw:
+        return None
+    try:
+        data = json.loads(raw)
+        table = {str(k): (float(v[0]), float(v[1])) for k, v in data.items()}
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError):
+        raise ConfigError(
+            'input price-table: expected a JSON object like {"my-model": [0.4, 1.6]} (USD per 1M tokens in, out)'
+        ) from None
+    return table
+
+
+def action_settings(inputs: Mapping[str, str], environ: Mapping[str, str]) -> Settings:
+    """One Settings for the whole action run, from its inputs and the standard environment."""
+    values: dict[str, object] = {
+        "github_token": inputs.get("github-token") or environ.get("GITHUB_TOKEN"),
+        "openai_api_key": inputs.get("openai-api-key") or environ.get("OPENAI_API_KEY"),
+        "openai_base_url": inputs.get("openai-base-url") or environ.get("OPENAI_BASE_URL"),
+        "github_api_url": environ.get("GITHUB_API_URL"),
+        "github_graphql_url": environ.get("GITHUB_GRAPHQL_URL"),
+        "price_table": _price_table(inputs.get("price-table", "")),
+    }
+    for name, fld in _TEXT_INPUTS.items():
+        values[fld] = inputs.get(name)
+    for name, fld in _BOOL_INPUTS.items():
+        values[fld] = _bool(inputs, name)
     return build_settings(values)

@@ -25,7 +25,15 @@ class InputError(ReadworthyError):
 
 
 class GitHubError(ReadworthyError):
-    """The GitHub API refused or failed a request after retries."""
+    """The GitHub API refused or failed a request after retries. `status`: GitHub's HTTP status, if any."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class GitHubNotFound(GitHubError):
+    """GitHub answered 404: the thing does not exist, or the token cannot see it."""
 
 
 class ModelError(ReadworthyError):
@@ -33,4 +41,17 @@ class ModelError(ReadworthyError):
 
 
 class PublishError(ReadworthyError):
-    """The comment could not be written (locked, no permission, archived)."""
+    """The comment could not be written (locked, no permission, archived). `transient`: a 5xx or a lost
+    answer, after which the write may still have landed (look before writing again)."""
+
+    def __init__(self, message: str, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+class CommentBlocked(PublishError):
+    """GitHub refused a write for a reason a retry will not fix (locked, archived, no permission)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason  # "locked" | "archived" | "read-only" | "not-found" | "too-long"

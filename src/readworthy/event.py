@@ -167,14 +167,16 @@ def _pull_request(name: str, payload: Mapping[str, Any], inputs: Mapping[str, st
     if not action:
         raise EventError(f"the {name} event payload has no `action`; the event file is incomplete")
     if action not in PR_ACTIONS:
-        return Event(**base, kind="skip", action=action, skip_code="unhandled-action", reason=f"{name} action `{action or '?'}` is not one readworthy handles")
+        return Event(**base, kind="skip", action=action, skip_code="unhandled-action",
+                     reason=f"{name} action `{action or '?'}` is not one readworthy handles")
     info = _pr_info(payload, name)
     common = dict(base, action=action, pr=info, pr_numbers=(info.number,))
     if action == "labeled":
         label = _str(payload, "label.name")
         trigger = (inputs.get("trigger-label") or "readworthy").strip()
         if label != trigger:
-            return Event(**common, kind="skip", label=label, skip_code="other-label", reason=f"label `{label}` is not the trigger label `{trigger}`")
+            return Event(**common, kind="skip", label=label, skip_code="other-label",
+                         reason=f"label `{label}` is not the trigger label `{trigger}`")
         return Event(**common, kind="review", label=label, force=True)
     if action == "synchronize":
         return Event(**common, kind="review", before_sha=_str(payload, "before"), after_sha=_str(payload, "after"))
@@ -193,21 +195,26 @@ def _dispatch(payload: Mapping[str, Any], inputs: Mapping[str, str], base: dict[
     numbers = parse_pr_numbers(value("pr-number"))
     all_open = _truthy(value("all-open"))
     if not numbers and not all_open:
-        return Event(**base, kind="skip", skip_code="nothing-to-do", reason="workflow_dispatch without `pr-number` or `all-open: true`: nothing to do")
-    return Event(**base, kind="review", pr_numbers=numbers, all_open=all_open and not numbers, force=_truthy(value("force")))
+        return Event(**base, kind="skip", skip_code="nothing-to-do",
+                     reason="workflow_dispatch without `pr-number` or `all-open: true`: nothing to do")
+    return Event(**base, kind="review", pr_numbers=numbers, all_open=all_open and not numbers,
+                 force=_truthy(value("force")))
 
 
 def _issue_comment(payload: Mapping[str, Any], base: dict[str, Any]) -> Event:
     action = _str(payload, "action")
     if action != "created":
-        return Event(**base, kind="skip", action=action, skip_code="not-a-new-comment", reason=f"issue_comment `{action or '?'}` is not a new comment")
+        return Event(**base, kind="skip", action=action, skip_code="not-a-new-comment",
+                     reason=f"issue_comment `{action or '?'}` is not a new comment")
     if _at(payload, "issue.pull_request") is None:
-        return Event(**base, kind="skip", action=action, skip_code="not-a-pull-request", reason="the comment is on an issue, not a pull request")
+        return Event(**base, kind="skip", action=action, skip_code="not-a-pull-request",
+                     reason="the comment is on an issue, not a pull request")
     body = _str(payload, "comment.body").strip()
     first = body.splitlines()[0].strip() if body else ""
     words = first.split()
     if not words or words[0] != COMMAND:
-        return Event(**base, kind="skip", action=action, skip_code="not-a-command", reason="the comment is not a /readworthy command")
+        return Event(**base, kind="skip", action=action, skip_code="not-a-command",
+                     reason="the comment is not a /readworthy command")
     number = _required_int(payload, "issue.number", "issue_comment")
     commenter = _str(payload, "comment.user.login")
     comment_id = _at(payload, "comment.id")
@@ -226,7 +233,8 @@ def _issue_comment(payload: Mapping[str, Any], base: dict[str, Any]) -> Event:
     if rest[0] == "lang" and len(rest) == 2 and rest[1] in LANGUAGES:
         return Event(**common, kind="review", command="lang", language=rest[1])
     usage = "`/readworthy`, `/readworthy refresh` or `/readworthy lang en|zh-CN`"
-    return Event(**common, kind="skip", skip_code="unknown-command", reason=f"unknown command {first[:60]!r}; use {usage}")
+    return Event(**common, kind="skip", skip_code="unknown-command",
+                 reason=f"unknown command {first[:60]!r}; use {usage}")
 
 
 def parse_event(name: str, payload_text: str, inputs: Mapping[str, str]) -> Event:
@@ -245,4 +253,5 @@ def parse_event(name: str, payload_text: str, inputs: Mapping[str, str]) -> Even
         return _dispatch(payload, inputs, base)
     if name == "issue_comment":
         return _issue_comment(payload, base)
-    return Event(**base, kind="skip", skip_code="unhandled-event", reason=f"event `{name or '?'}` is not one readworthy handles (nothing to do)")
+    return Event(**base, kind="skip", skip_code="unhandled-event",
+                 reason=f"event `{name or '?'}` is not one readworthy handles (nothing to do)")

@@ -3,11 +3,12 @@
 event -> gather -> pack -> analyze -> render -> publish
 
     Event        what triggered the run (event.py)
-    PRContext    everything gathered about one pull request (gather.py, local.py)
-    Prompt       the messages for the model, inside the token budget (pack.py)
-    Digest       the structured reading guide the model (or heuristic) writes (analyze.py)
-    Report       Digest + how it was made: usage, coverage, state (analyze.py)
-    str          Markdown (render.py), then a comment (publish.py)
+    PullSummary  one pull request as a list of PRs shows it: cheap metadata, no diff (gather/rest.py)
+    PRContext    everything gathered about one pull request (gather/pull.py, gather/local.py)
+    Prompt       the messages for the model, inside the token budget (pack/prompt.py)
+    Digest       the structured reading guide the model (or heuristic) writes (analyze/)
+    Report       Digest + how it was made: usage, coverage, state (analyze/model.py)
+    str          Markdown (render/), then a comment (publish.py)
 
 All PR-derived text in these values is untrusted: it is data to describe,
 never instructions to follow.
@@ -15,6 +16,8 @@ never instructions to follow.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from enum import Enum
 from typing import Annotated, Literal
 
@@ -26,6 +29,27 @@ class _Frozen(BaseModel):
 
 
 # --------------------------------------------------------------------------- PR context
+
+
+@dataclass(frozen=True)
+class PullSummary:
+    """One pull request as the list endpoints return it (no diff, no discussion). Times are UTC."""
+
+    number: int
+    title: str
+    url: str
+    author: str
+    author_is_bot: bool
+    draft: bool
+    state: str  # "open" | "closed"
+    merged: bool
+    merged_at: datetime | None
+    created_at: datetime | None
+    head_sha: str
+    base_ref: str
+    labels: tuple[str, ...] = ()
+    closed_at: datetime | None = None
+    updated_at: datetime | None = None
 
 
 class FileStatus(str, Enum):

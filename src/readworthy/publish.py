@@ -1,4 +1,5 @@
-"""The only GitHub writer: the sticky comment, verdict labels, reactions, job summary and outputs.
+"""The only GitHub writer: the sticky comment, verdict labels, reactions, the digest's issue or
+discussion — and the job summary, the run's other written record.
 
 One comment per PR, found by our hidden marker *and* our own login: a comment from anyone
 else that contains the marker text is never touched. Writes are idempotent instead of
@@ -7,24 +8,23 @@ would otherwise leave two comments. After every create we list again, keep the o
 our comments and delete our own newer duplicates, so two concurrent runs converge on one.
 A refusal (locked conversation, archived repository, read-only token) is a `CommentBlocked`
 that says exactly why and how to fix it; the caller then puts the digest in the job summary.
+Every PyGithub failure is mapped once, by `github_api.github_errors(..., writing=True)`.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-import github
-import requests
-from actions_toolkit import core  # type: ignore[import-untyped]
 from github.Issue import Issue
-from github.IssueComment import IssueComment
 from github.Repository import Repository
 
-from .errors import GitHubError, PublishError
+from .config import Settings
+from .errors import CommentBlocked, GitHubError, GitHubNotFound, PublishError
+from .gather.github_api import GitHub, github_errors, graphql, graphql_reader
+from .gather.rest import GitHubComment, find_own_comments
 from .models import Verdict
 from .render.state import MARKER, has_marker
 
@@ -39,23 +39,6 @@ LOST_CREATE_GRACE_S = 3.0
 LOST_CREATE_POLL_S = 0.5
 TRIM_NOTE = "\n\n_Trimmed: this comment exceeded GitHub's 65,536-character limit; the end was cut._\n"
 
-# Errors a network call can end in. RetryError is what PyGithub raises once *its* retries run out.
-TRANSIENT = (requests.exceptions.RetryError, requests.exceptions.ConnectionError, requests.exceptions.Timeout)
-
-FORK_FIX = (
-    "the token is read-only — on `pull_request` from a fork GitHub gives the workflow a read-only token. "
-    "Run readworthy on `pull_request_target` instead (safe here: readworthy never checks out or runs the "
-    "PR's code, it only reads the PR through the API), and grant `pull-requests: write` and `issues: write`."
-)
-
-
-class CommentBlocked(PublishError):
-    """GitHub refused the write for a reason a retry will not fix (locked, archived, no permission)."""
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.reason = reason  # "locked" | "archived" | "read-only" | "not-found" | "too-long"
-
 
 @dataclass(frozen=True)
 class CommentRef:
@@ -65,46 +48,12 @@ class CommentRef:
     duplicates_removed: int = 0
 
 
-# --------------------------------------------------------------------------- errors
+def _lazy_repo(gh: GitHub, repo: str) -> Repository:
+    """The repository without a GET: objects made from it are fetched only when a field is read."""
+    return gh.withLazy(True).get_repo(repo)
 
 
-def describe_refusal(exc: github.GithubException, what: str) -> PublishError:
-    """A GitHub refusal as a PublishError that names the cause and the fix."""
-    message = ""
-    if isinstance(exc.data, Mapping):
-        message = str(exc.data.get("message", ""))
-        errors = exc.data.get("errors")
-        if isinstance(errors, list):
-            message += " " + " ".join(str(e.get("message", "")) for e in errors if isinstance(e, Mapping))
-    lower = message.lower()
-    if "locked" in lower:
-        return CommentBlocked(
-            f"cannot {what}: the conversation is locked ({exc.status}: {message.strip()}). "
-            "A maintainer can unlock it, or read the digest in this run's job summary.",
-            "locked",
-        )
-    if "archived" in lower:
-        return CommentBlocked(f"cannot {what}: the repository is archived and read-only.", "archived")
-    if exc.status == 403 and ("not accessible" in lower or "permission" in lower or "forbidden" in lower):
-        return CommentBlocked(f"cannot {what}: {FORK_FIX}", "read-only")
-    if exc.status in (401, 403):
-        return CommentBlocked(
-            f"cannot {what}: GitHub answered {exc.status} ({message.strip() or 'forbidden'}); "
-            "check that `github-token` is valid and has `pull-requests: write` and `issues: write`.",
-            "read-only",
-        )
-    if exc.status == 404:
-        return CommentBlocked(f"cannot {what}: not found (404) — deleted, or the token cannot see it.", "not-found")
-    if exc.status == 422 and "too long" in lower:
-        return CommentBlocked(f"cannot {what}: GitHub says the body is too long ({message.strip()}).", "too-long")
-    return PublishError(f"cannot {what}: GitHub answered {exc.status} ({message.strip() or 'no message'})")
-
-
-def _transient(exc: Exception, what: str) -> PublishError:
-    return PublishError(f"cannot {what}: GitHub did not answer usably after retries ({type(exc).__name__}: {exc})")
-
-
-# --------------------------------------------------------------------------- the body
+# --------------------------------------------------------------------------- the sticky comment
 
 
 def fit_comment(body: str, limit: int = COMMENT_LIMIT) -> str:
@@ -127,62 +76,28 @@ def fit_comment(body: str, limit: int = COMMENT_LIMIT) -> str:
     return head + cut + TRIM_NOTE
 
 
-def lazy_repo(gh: github.Github, repo: str) -> Repository:
-    """The repository without a GET: objects made from it are fetched only when a field is read."""
-    return gh.withLazy(True).get_repo(repo)
-
-
-def _is_ours(comment: IssueComment, own_login: str) -> bool:
-    user = comment.user.login if comment.user is not None else ""
-    return user.lower() == own_login.lower() and has_marker(comment.body or "")
-
-
-def find_own_comments(issue: Issue, own_login: str) -> list[IssueComment]:
-    """Our sticky comments on `issue`, oldest first (normally zero or one)."""
-    try:
-        comments = list(issue.get_comments())
-    except (TypeError, AttributeError, KeyError):  # PyGithub reading a non-JSON page (a proxy, a login page)
-        raise GitHubError(f"GitHub answered the comment list of #{issue.number} with something that is not JSON "
-                          "(a proxy or login page?); check GITHUB_API_URL and re-run the job") from None
-    except github.GithubException as exc:
-        raise GitHubError(f"cannot list the comments of #{issue.number}: {exc.status} {exc.data}") from None
-    except TRANSIENT as exc:
-        raise GitHubError(f"GitHub did not answer usably while listing the comments of #{issue.number} "
-                          f"({type(exc).__name__}, after retries); re-run the job") from None
-    return sorted((c for c in comments if _is_ours(c, own_login)), key=lambda c: c.id)
-
-
-def find_existing_body(issue: Issue, own_login: str) -> tuple[IssueComment | None, str]:
-    """Our current comment and its body, for the cache check ("" when none)."""
-    ours = find_own_comments(issue, own_login)
-    return (ours[0], ours[0].body or "") if ours else (None, "")
-
-
-def _delete_duplicates(keep: IssueComment, ours: list[IssueComment]) -> int:
+def _delete_duplicates(keep: GitHubComment, ours: list[GitHubComment]) -> int:
     removed = 0
     for extra in ours:
         if extra.id == keep.id:
             continue
         try:
-            extra.delete()
+            with github_errors(f"remove duplicate comment {extra.id}", writing=True):
+                extra.delete()
             removed += 1
-        except github.GithubException as exc:
-            if exc.status != 404:  # 404: the other run already removed it
-                log.warning("could not remove duplicate comment %s: %s", extra.id, exc.status)
-        except TRANSIENT as exc:
-            log.warning("could not remove duplicate comment %s: %s", extra.id, type(exc).__name__)
+        except CommentBlocked as exc:
+            if exc.reason != "not-found":  # not found: the other run already removed it
+                log.warning("could not remove duplicate comment %s: %s", extra.id, exc)
+        except PublishError as exc:
+            log.warning("could not remove duplicate comment %s: %s", extra.id, exc)
     return removed
 
 
-def _edit(comment: IssueComment, body: str) -> CommentRef:
+def _edit(comment: GitHubComment, body: str) -> CommentRef:
     if (comment.body or "") == body:
         return CommentRef(comment.id, comment.html_url, "unchanged")
-    try:
+    with github_errors("edit the readworthy comment", writing=True):
         comment.edit(body)
-    except github.GithubException as exc:
-        raise describe_refusal(exc, "edit the readworthy comment") from None
-    except TRANSIENT as exc:
-        raise _transient(exc, "edit the readworthy comment") from None
     return CommentRef(comment.id, comment.html_url, "edited")
 
 
@@ -194,12 +109,12 @@ UNKNOWN = _Unknown()
 
 
 def upsert_comment(
-    gh: github.Github,
+    gh: GitHub,
     repo: str,
     number: int,
     body: str,
     own_login: str,
-    existing: IssueComment | None | _Unknown = UNKNOWN,
+    existing: GitHubComment | None | _Unknown = UNKNOWN,
 ) -> CommentRef:
     """Create or edit our one comment on PR `number`. Raises PublishError (CommentBlocked) on refusal.
 
@@ -210,14 +125,8 @@ def upsert_comment(
         # An empty or state-less body would orphan or blank the existing comment: refuse, keep what is there.
         raise PublishError("refusing to publish a comment without readworthy's hidden state (a bug)")
     body = fit_comment(body)
-    try:
-        issue = lazy_repo(gh, repo).get_issue(number)
-    except github.GithubException as exc:
-        raise describe_refusal(exc, f"read {repo}#{number}") from None
-    except TRANSIENT as exc:
-        raise _transient(exc, f"read {repo}#{number}") from None
-
-    ours = find_own_comments(issue, own_login) if isinstance(existing, _Unknown) else [c for c in [existing] if c]
+    ours = find_own_comments(gh, repo, number, own_login) if isinstance(existing, _Unknown) \
+        else [c for c in [existing] if c]
     if ours:
         try:
             ref = _edit(ours[0], body)
@@ -228,41 +137,41 @@ def upsert_comment(
         else:
             removed = _delete_duplicates(ours[0], ours)
             return CommentRef(ref.id, ref.url, ref.action, removed)
-    return _create(issue, body, own_login)
+    with github_errors(f"read {repo}#{number}", writing=True):
+        issue = _lazy_repo(gh, repo).get_issue(number)
+    return _create(gh, repo, issue, body, own_login)
 
 
-def _wait_for_own_comment(issue: Issue, own_login: str) -> list[IssueComment]:
+def _wait_for_own_comment(gh: GitHub, repo: str, number: int, own_login: str) -> list[GitHubComment]:
     """Our comments, polled for a few seconds: a timed-out create can appear after the timeout."""
     deadline = time.monotonic() + LOST_CREATE_GRACE_S
     while True:
-        ours = find_own_comments(issue, own_login)
+        ours = find_own_comments(gh, repo, number, own_login)
         if ours or time.monotonic() >= deadline:
             return ours
         time.sleep(LOST_CREATE_POLL_S)
 
 
-def _create(issue: Issue, body: str, own_login: str) -> CommentRef:
-    created: IssueComment | None = None
+def _create(gh: GitHub, repo: str, issue: Issue, body: str, own_login: str) -> CommentRef:
+    number = issue.number
+    created: GitHubComment | None = None
     try:
-        created = issue.create_comment(body)
-    except github.GithubException as exc:
-        if exc.status < 500:
-            raise describe_refusal(exc, "create the readworthy comment") from None
+        with github_errors("create the readworthy comment", writing=True):
+            created = issue.create_comment(body)
+    except PublishError as exc:
+        if not exc.transient:
+            raise
+        # A 5xx or a lost answer: the POST may have landed all the same. Look before trying once more.
         failure: Exception = exc
-    except TRANSIENT as exc:
-        failure = exc
-    if created is None:
-        # The POST may have landed even though its answer was lost: look before trying once more.
-        ours = _wait_for_own_comment(issue, own_login)
+        ours = _wait_for_own_comment(gh, repo, number, own_login)
         if not ours:
             try:
-                created = issue.create_comment(body)
-            except github.GithubException as exc:
-                raise describe_refusal(exc, "create the readworthy comment") from None
-            except TRANSIENT as exc:
-                raise _transient(exc, "create the readworthy comment") from failure
+                with github_errors("create the readworthy comment", writing=True):
+                    created = issue.create_comment(body)
+            except PublishError as again:
+                raise again from failure
     # Re-check: a concurrent run may have created its own comment meanwhile. The oldest wins.
-    ours = find_own_comments(issue, own_login)
+    ours = find_own_comments(gh, repo, number, own_login)
     if not ours:
         if created is None or not isinstance(created.id, int):  # no comment in GitHub's answer (a proxy page?)
             raise PublishError("the readworthy comment was neither created nor found; re-run the job")
@@ -284,7 +193,7 @@ def verdict_label(verdict: Verdict) -> str:
     return VERDICT_LABEL_PREFIX + verdict.value
 
 
-def set_verdict_label(gh: github.Github, repo: str, number: int, verdict: Verdict, current: list[str]) -> None:
+def set_verdict_label(gh: GitHub, repo: str, number: int, verdict: Verdict, current: list[str]) -> None:
     """Put `readworthy:<verdict>` on the PR (creating the label if missing) and remove a stale one.
 
     `current` is what gather saw; the labels are read again right before the single write
@@ -293,47 +202,107 @@ def set_verdict_label(gh: github.Github, repo: str, number: int, verdict: Verdic
     wanted = verdict_label(verdict)
     if wanted in current and not any(n.startswith(VERDICT_LABEL_PREFIX) and n != wanted for n in current):
         return
+    gh_repo = _lazy_repo(gh, repo)
     try:
-        gh_repo = lazy_repo(gh, repo)
-        try:
+        with github_errors(f"read the label {wanted}"):
             gh_repo.get_label(wanted)
-        except github.UnknownObjectException:
+    except GitHubNotFound:
+        with github_errors(f"create the label {wanted}", writing=True):
             gh_repo.create_label(wanted, VERDICT_LABEL_COLORS[verdict], "readworthy's reading verdict")
+    except GitHubError as exc:
+        raise PublishError(f"cannot set the label {wanted}: {exc}") from None
+    with github_errors(f"set the label {wanted}", writing=True):
         issue = gh_repo.get_issue(number)
         names = [label.name for label in issue.labels]
         keep = [n for n in names if not n.startswith(VERDICT_LABEL_PREFIX)]
-        if sorted(keep + [wanted]) != sorted(names):
+        if sorted([*keep, wanted]) != sorted(names):
             issue.set_labels(*keep, wanted)
-    except github.GithubException as exc:
-        raise describe_refusal(exc, f"set the label {wanted}") from None
-    except TRANSIENT as exc:
-        raise _transient(exc, f"set the label {wanted}") from None
 
 
-def remove_label(gh: github.Github, repo: str, number: int, name: str) -> bool:
+def remove_label(gh: GitHub, repo: str, number: int, name: str) -> bool:
     """Remove `name` from the PR (the trigger label, so it can be applied again). False if absent."""
     try:
-        lazy_repo(gh, repo).get_issue(number).remove_from_labels(name)
-    except github.GithubException as exc:
-        if exc.status == 404:
+        with github_errors(f"remove the label {name}", writing=True):
+            _lazy_repo(gh, repo).get_issue(number).remove_from_labels(name)
+    except CommentBlocked as exc:
+        if exc.reason == "not-found":
             return False
-        raise describe_refusal(exc, f"remove the label {name}") from None
-    except TRANSIENT as exc:
-        raise _transient(exc, f"remove the label {name}") from None
+        raise
     return True
 
 
-def react(gh: github.Github, repo: str, number: int, comment_id: int, content: str = "eyes") -> None:
+def react(gh: GitHub, repo: str, number: int, comment_id: int, content: str = "eyes") -> None:
     """Acknowledge a /readworthy command with a reaction on the comment."""
+    with github_errors("react to the command comment", writing=True):
+        _lazy_repo(gh, repo).get_issue(number).get_comment(comment_id).create_reaction(content)
+
+
+# --------------------------------------------------------------------------- the digest's issue or discussion
+
+
+CATEGORIES_QUERY = """
+query($owner: String!, $name: String!) {
+  repository(owner: $owner, name: $name) {
+    id
+    hasDiscussionsEnabled
+    discussionCategories(first: 100) { nodes { id name slug } }
+  }
+}
+"""
+
+CREATE_DISCUSSION = """
+mutation($repositoryId: ID!, $categoryId: ID!, $title: String!, $body: String!) {
+  createDiscussion(input: {repositoryId: $repositoryId, categoryId: $categoryId, title: $title, body: $body}) {
+    discussion { id number url }
+  }
+}
+"""
+
+
+def create_issue(gh: GitHub, repo: str, title: str, body: str, label: str) -> str:
+    """A new issue; its URL."""
+    with github_errors("open the digest issue", writing=True, permission="issues: write"):
+        issue = _lazy_repo(gh, repo).create_issue(title=title, body=body, labels=[label] if label else [])
+        return str(issue.html_url)
+
+
+def edit_issue(gh: GitHub, repo: str, number: int, title: str, body: str) -> str:
+    """Replace an issue's title and body; its URL."""
+    with github_errors(f"update the rolling digest issue #{number}", writing=True, permission="issues: write"):
+        issue = _lazy_repo(gh, repo).get_issue(number)
+        issue.edit(title=title, body=body)
+        return str(issue.html_url)
+
+
+def create_discussion(gh: GitHub, settings: Settings, repo: str, title: str, body: str, category: str) -> str:
+    """A new Discussion in `category` (matched by name or slug, case-insensitively); its URL."""
+    owner, name = repo.split("/", 1)
+    data, _ = graphql(graphql_reader(gh), settings, CATEGORIES_QUERY, {"owner": owner, "name": name},
+                      f"looking up the discussion categories of {repo}")
+    repository: dict[str, Any] = data.get("repository") or {}
+    if not repository:
+        raise PublishError(f"cannot post the digest as a discussion: {repo} was not found or the token cannot see it")
+    nodes = (repository.get("discussionCategories") or {}).get("nodes") or []
+    if not repository.get("hasDiscussionsEnabled", True) or not nodes:
+        raise PublishError(f"cannot post the digest as a discussion: {repo} has Discussions turned off; enable them "
+                           "in the repository settings, or use `--publish rolling-issue`.")
+    wanted = category.strip().lower()
+    match = next((n for n in nodes if wanted in (str(n.get("name", "")).lower(), str(n.get("slug", "")).lower())),
+                 None)
+    if match is None:
+        names = ", ".join(str(n.get("name")) for n in nodes)
+        raise PublishError(f"no discussion category {category!r} in {repo}; choose one of: {names}")
     try:
-        lazy_repo(gh, repo).get_issue(number).get_comment(comment_id).create_reaction(content)
-    except github.GithubException as exc:
-        raise describe_refusal(exc, "react to the command comment") from None
-    except TRANSIENT as exc:
-        raise _transient(exc, "react to the command comment") from None
+        data, _ = graphql(gh, settings, CREATE_DISCUSSION,
+                          {"repositoryId": repository["id"], "categoryId": match["id"], "title": title, "body": body},
+                          "creating the digest discussion")
+    except GitHubError as exc:
+        raise PublishError(f"{exc} The token needs `discussions: write`.") from None
+    discussion = (data.get("createDiscussion") or {}).get("discussion") or {}
+    return str(discussion.get("url", ""))
 
 
-# --------------------------------------------------------------------------- job summary and outputs
+# --------------------------------------------------------------------------- the job summary
 
 
 def write_job_summary(markdown: str, path: str | None) -> bool:
@@ -347,25 +316,3 @@ def write_job_summary(markdown: str, path: str | None) -> bool:
         log.warning("could not write the job summary to %s: %s", path, exc)
         return False
     return True
-
-
-OUTPUT_NAMES = (
-    "verdict",
-    "comment-id",
-    "comment-url",
-    "prompt-tokens",
-    "completion-tokens",
-    "cost-usd",
-    "skipped-reason",
-)
-
-
-def set_outputs(outputs: Mapping[str, str | int | float | None], output_path: str | None) -> None:
-    """Write the step outputs through actions_toolkit (it writes $GITHUB_OUTPUT with a safe delimiter)."""
-    if not output_path or os.environ.get("GITHUB_OUTPUT") != output_path:
-        # actions_toolkit reads os.environ itself; outside a runner there is nowhere to write.
-        log.debug("GITHUB_OUTPUT not set: outputs not written")
-        return
-    for name in OUTPUT_NAMES:
-        value = outputs.get(name)
-        core.set_output(name, "" if value is None else str(value))

@@ -1,7 +1,9 @@
 """One pull request, end to end: decide whether to run, gather, reuse or analyse, render, publish.
 
-Shared by `readworthy action` (one or many PRs per event) and `readworthy pr` (a terminal).
-The rules a PR is judged by come from the *base* branch's `.github/readworthy.yml`.
+Shared by `readworthy action` (one or many PRs per event), `readworthy pr` (a terminal) and the
+digest. The rules a PR is judged by come from the *base* branch's `.github/readworthy.yml`.
+Nothing here writes to the runner's log as annotations: problems and the packed prompt come back
+in the outcome, and the entry point shows them its own way.
 
 Cost rule: when our existing comment's hidden state has the same input hash, model,
 prompt version and language, the stored Report is reused and the model is not called;
@@ -18,27 +20,39 @@ import logging
 from dataclasses import dataclass, field
 from typing import Literal
 
-import github
 import openai
-from actions_toolkit import core  # type: ignore[import-untyped]
-from github.IssueComment import IssueComment
 
 from . import publish
+from .analyze.client import model_name
 from .analyze.model import analyze
 from .config import Settings
-from .errors import GitHubError, PublishError, ReadworthyError
+from .errors import CommentBlocked, PublishError, ReadworthyError
 from .event import PullRequestInfo
-from .gather import github_api
-from .gather import pull as gather
+from .gather.github_api import GitHub
+from .gather.pull import gather_pr
 from .gather.repo_config import load_repo_config
+from .gather.rest import find_existing_body, read_pull_info
 from .models import PRContext, Prompt, Report, Usage
 from .pack.prompt import pack_prompt
+from .prompts.messages import PROMPT_VERSION
 from .render.comment import render_comment, render_markdown
 from .render.state import decode_state
 
 log = logging.getLogger(__name__)
 
 Status = Literal["published", "unchanged", "cached", "skipped", "blocked", "failed", "dry-run"]
+
+
+@dataclass(frozen=True)
+class ReviewSession:
+    """What every review of one run shares: the GitHub and model clients, the repository, the
+    settings and the login our comments are written by ("" when unknown: nothing is written)."""
+
+    gh: GitHub
+    client: openai.OpenAI | None
+    repo: str
+    settings: Settings
+    own_login: str
 
 
 @dataclass(frozen=True)
@@ -64,6 +78,8 @@ class ReviewOutcome:
     markdown: str = ""  # the digest for the job summary
     usage: Usage = field(default_factory=Usage)  # what *this run* spent
     model_failure: str = ""  # the model was configured but failed (the fallback or the old comment stood in)
+    config_problems: list[str] = field(default_factory=list)  # the base branch's readworthy.yml, if broken
+    prompt: Prompt | None = None  # the packed prompt (for `show-prompt`), when the PR got that far
 
     @property
     def comment_url(self) -> str:
@@ -75,29 +91,6 @@ class ReviewOutcome:
 
 
 # --------------------------------------------------------------------------- deciding
-
-
-def _pr_info(gh: github.Github, repo: str, number: int) -> PullRequestInfo:
-    try:
-        pull = publish.lazy_repo(gh, repo).get_pull(number)
-    except github.GithubException as exc:
-        raise GitHubError(f"cannot read {repo}#{number}: GitHub answered {exc.status} (does it exist?)") from None
-    try:
-        user = pull.user
-        login = user.login if user is not None else ""
-        return PullRequestInfo(
-            number=number,
-            draft=bool(pull.draft),
-            author=login,
-            author_is_bot=(user is not None and user.type == "Bot") or login.endswith("[bot]"),
-            base_ref=pull.base.ref,
-            head_sha=pull.head.sha,
-            labels=tuple(label.name for label in pull.labels),
-            locked=bool(pull.locked),
-        )
-    except (AttributeError, TypeError, KeyError):  # PyGithub built the PR from a non-JSON page
-        raise GitHubError(f"GitHub's answer for {repo}#{number} is not JSON (a proxy or login page?): "
-                          "check GITHUB_API_URL") from None
 
 
 def skip_reason(info: PullRequestInfo, settings: Settings, explicit: bool) -> tuple[str, str]:
@@ -133,96 +126,57 @@ def cache_hit(previous: Report | None, settings: Settings, current_hash: str) ->
         return False
     if previous.language != settings.language:
         return False
-    from .prompts.messages import PROMPT_VERSION
-
     if previous.prompt_version != PROMPT_VERSION:
         return False
     if previous.analyzer == "model":
-        return bool(settings.has_model) and previous.model == _model(settings)
+        return bool(settings.has_model) and previous.model == model_name(settings)
     # A heuristic report is reusable only while there is still no model and it was not a fallback.
     return not previous.fallback_reason and not settings.has_model
-
-
-def _model(settings: Settings) -> str:
-    from .analyze.client import model_name
-
-    return model_name(settings)
 
 
 # --------------------------------------------------------------------------- running
 
 
-def review_one(
-    gh: github.Github,
-    client: openai.OpenAI | None,
-    repo: str,
-    number: int,
-    settings: Settings,
-    own_login: str,
-    request: Request = Request(),
-) -> ReviewOutcome:
-    """Review PR `number` of `repo`. Known failures come back as an outcome, never as an exception."""
+def review_one(session: ReviewSession, number: int, request: Request = Request()) -> ReviewOutcome:
+    """Review PR `number`. Known failures come back as an outcome, never as an exception."""
     try:
-        return _review(gh, client, repo, number, settings, own_login, request)
-    except ReadworthyError as exc:
-        log.error("#%d: %s", number, exc)
+        return _review(session, number, request)
+    except ReadworthyError as exc:  # the caller reports it (once): an annotation, a log line, a digest note
         return ReviewOutcome(number, "failed", message=str(exc))
-    except github.GithubException as exc:
-        message = f"GitHub answered {exc.status} while reviewing #{number}: {exc.data}"
-        log.error("%s", message)
-        return ReviewOutcome(number, "failed", message=message)
-    except publish.TRANSIENT as exc:
-        # PyGithub raises requests' RetryError, not GithubException, once its own retries run out.
-        message = f"GitHub did not answer usably while reviewing #{number} ({type(exc).__name__}); re-run the job"
-        log.error("%s", message)
-        return ReviewOutcome(number, "failed", message=message)
     finally:
         if request.remove_label and not request.dry_run:
-            _remove_trigger_label(gh, repo, number, request.remove_label)
+            _remove_trigger_label(session, number, request.remove_label)
 
 
-def _remove_trigger_label(gh: github.Github, repo: str, number: int, name: str) -> None:
+def _remove_trigger_label(session: ReviewSession, number: int, name: str) -> None:
     try:
-        publish.remove_label(gh, repo, number, name)
+        publish.remove_label(session.gh, session.repo, number, name)
     except PublishError as exc:
         log.warning("#%d: could not remove the trigger label `%s`: %s", number, name, exc)
 
 
-def _review(
-    gh: github.Github,
-    client: openai.OpenAI | None,
-    repo: str,
-    number: int,
-    settings: Settings,
-    own_login: str,
-    request: Request,
-) -> ReviewOutcome:
-    info = request.pr or _pr_info(gh, repo, number)
+def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutcome:
+    gh, repo, own_login = session.gh, session.repo, session.own_login
+    info = request.pr or read_pull_info(gh, repo, number)
     repo_config, problems = load_repo_config(gh, repo, info.base_ref)
-    for problem in problems:
-        core.warning(f"readworthy: {problem}")  # an annotation: the maintainer must see a broken config
-    settings = settings.with_repo_config(repo_config)
+    settings = session.settings.with_repo_config(repo_config)
     code, why = skip_reason(info, settings, request.explicit)
     if code:
-        return ReviewOutcome(number, "skipped", skipped_reason=code, message=why)
+        return ReviewOutcome(number, "skipped", skipped_reason=code, message=why, config_problems=problems)
 
-    ctx = gather.gather_pr(gh, repo, number, settings)
+    ctx = gather_pr(gh, repo, number, settings)
     code, why = paths_skip_reason(ctx, settings)
     if code:
-        return ReviewOutcome(number, "skipped", skipped_reason=code, message=why)
+        return ReviewOutcome(number, "skipped", skipped_reason=code, message=why, config_problems=problems)
 
-    existing_body = ""
-    existing: IssueComment | None = None
-    if not request.dry_run or own_login:
-        issue = publish.lazy_repo(gh, repo).get_issue(number)
-        existing, existing_body = publish.find_existing_body(issue, own_login)
+    existing, existing_body = find_existing_body(gh, repo, number, own_login) \
+        if not request.dry_run or own_login else (None, "")
     previous = decode_state(existing_body)
     # Packed once: the cache check, the prompt shown and the analysis all use this one (its hash is
     # over the cleaned context the Report will carry).
     prompt = pack_prompt(ctx, settings)
     current_hash = prompt.input_hash
-    if settings.show_prompt:
-        _show_prompt(prompt)
+    seen = {"config_problems": problems, "prompt": prompt}
 
     spent = Usage()
     cached = not request.force and cache_hit(previous, settings, current_hash)
@@ -232,7 +186,7 @@ def _review(
         # they were stored, and the raw context's text must not slip back in.
         report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url})
     else:
-        report = analyze(prompt, settings, client)
+        report = analyze(prompt, settings, session.client)
         spent = report.usage
         if report.fallback_reason and previous is not None and previous.analyzer == "model" \
                 and previous.input_hash == report.input_hash:
@@ -241,17 +195,18 @@ def _review(
             return ReviewOutcome(number, "unchanged", report=previous, cached=True, usage=spent,
                                  model_failure=report.fallback_reason,
                                  message=f"analysis failed ({report.fallback_reason}); the previous comment was kept",
-                                 markdown=render_markdown(previous))
+                                 markdown=render_markdown(previous), **seen)  # type: ignore[arg-type]
 
     markdown = render_markdown(report)
     outcome_base = {"report": report, "cached": cached, "usage": spent, "markdown": markdown,
                     "skipped_reason": "unchanged" if cached else "",
-                    "model_failure": report.fallback_reason if not cached and client is not None else ""}
+                    "model_failure": report.fallback_reason if not cached and session.client is not None else "",
+                    **seen}
     if request.dry_run:
         return ReviewOutcome(number, "dry-run", **outcome_base)  # type: ignore[arg-type]
     try:
         ref = publish.upsert_comment(gh, repo, number, render_comment(report), own_login, existing)
-    except publish.CommentBlocked as exc:
+    except CommentBlocked as exc:
         return ReviewOutcome(number, "blocked", message=str(exc), **outcome_base)  # type: ignore[arg-type]
     if settings.verdict_labels:
         try:
@@ -262,30 +217,12 @@ def _review(
     return ReviewOutcome(number, status, comment=ref, **outcome_base)  # type: ignore[arg-type]
 
 
-def _show_prompt(prompt: Prompt) -> None:
-    """The exact messages, in a collapsed log group (secrets were redacted before packing)."""
-    core.start_group(f"readworthy: prompt ({prompt.tokens} tokens of {prompt.budget})")
-    try:
-        for message in prompt.messages:
-            print(f"--- {message.role}")
-            print(message.content)
-    finally:
-        core.end_group()
-
-
 def review_pull_request(repo: str, number: int, settings: Settings, *, dry_run: bool = False) -> ReviewOutcome:
     """`readworthy pr OWNER/REPO#N`: the action's review of one PR from a terminal."""
     from .analyze.client import make_openai_client
+    from .gather.github_api import make_github, own_login
 
-    gh = github_api.make_github(settings)
-    client = make_openai_client(settings)
-    login = settings.own_login or ("" if dry_run else github_api.own_login(gh, settings))
-    outcome = review_one(gh, client, repo, number, settings, login, Request(force=settings.force, explicit=True,
-                                                                            dry_run=dry_run))
-    if outcome.status == "failed":
-        raise GitHubError(outcome.message)
-    if outcome.status == "skipped":
-        log.warning("#%d skipped: %s", number, outcome.message)
-    if outcome.status == "blocked":
-        log.warning("#%d: %s", number, outcome.message)
-    return outcome
+    gh = make_github(settings)
+    login = settings.own_login or ("" if dry_run else own_login(gh, settings))
+    session = ReviewSession(gh, make_openai_client(settings), repo, settings, login)
+    return review_one(session, number, Request(force=settings.force, explicit=True, dry_run=dry_run))

@@ -25,7 +25,7 @@ from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN, PRFile, PullReq
 
 from readworthy.config import Settings, build_settings
 from readworthy.gather import github_api
-from readworthy.review import Request, review_one
+from readworthy.review import Request, ReviewSession, review_one
 
 SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
              "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}
@@ -73,8 +73,8 @@ def small_settings(server: GitHubServer, **extra: Any) -> Settings:
 
 def review(server: GitHubServer, pr: PullRequest, **extra: Any):  # type: ignore[no-untyped-def]
     settings = small_settings(server, **extra)
-    return review_one(github_api.make_github(settings), None, REPO, pr.number, settings, WORKFLOW_LOGIN,
-                      Request(force=True))
+    session = ReviewSession(github_api.make_github(settings), None, REPO, settings, WORKFLOW_LOGIN)
+    return review_one(session, pr.number, Request(force=True))
 
 
 # --------------------------------------------------------------------------- recovered by retrying

@@ -12,22 +12,21 @@ from hypothesis import strategies as st
 from readworthy.config import build_settings
 from readworthy.digest.cache import reuse_verdict
 from readworthy.digest.fill import CostGate, max_cost_per_analysis
-from readworthy.digest.models import Candidate
 from readworthy.digest.select import apply_rules, chunk_numbers, in_scope
 from readworthy.digest.window import Window, parse_github_time, parse_range, parse_since
 from readworthy.errors import ConfigError
-from readworthy.models import Digest, Report, Verdict
+from readworthy.models import Digest, PullSummary, Report, Verdict
 from readworthy.prompts.messages import PROMPT_VERSION
 
 NOW = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)
 
 
-def cand(number: int = 1, **kw: object) -> Candidate:
+def cand(number: int = 1, **kw: object) -> PullSummary:
     base: dict[str, object] = dict(number=number, title="t", url="", author="alice", author_is_bot=False,
                                    draft=False, state="closed", merged=True, merged_at=NOW - timedelta(hours=1),
                                    created_at=NOW - timedelta(days=2), head_sha="a" * 40, base_ref="main")
     base.update(kw)
-    return Candidate(**base)  # type: ignore[arg-type]
+    return PullSummary(**base)  # type: ignore[arg-type]
 
 
 def report(**kw: object) -> Report:

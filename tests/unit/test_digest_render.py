@@ -6,10 +6,10 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 
-from readworthy.digest.models import Candidate, DigestEntry, DigestRequest, DigestResult, LeftOut
+from readworthy.digest.models import DigestEntry, DigestRequest, DigestResult, LeftOut
 from readworthy.digest.render import BODY_LIMIT, DIGEST_MARKER, digest_to_json, render_digest, short_ref
 from readworthy.digest.window import Window
-from readworthy.models import Decision, Digest, Report, Usage, Verdict
+from readworthy.models import Decision, Digest, PullSummary, Report, Usage, Verdict
 from readworthy.render.state import MARKER
 
 NOW = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)
@@ -24,7 +24,7 @@ def entry(number: int, verdict: Verdict, *, hours_ago: int = 1, title: str = "A 
                     decisions=decisions or [], start_reading=start or [], related=related or [])
     report = Report(digest=digest, analyzer=analyzer, model="gpt-4.1-mini" if analyzer == "model" else "",  # type: ignore[arg-type]
                     language="en", number=number)
-    cand = Candidate(number=number, title=title, url=HOST + str(number) if url is None else url, author="alice",
+    cand = PullSummary(number=number, title=title, url=HOST + str(number) if url is None else url, author="alice",
                      author_is_bot=False, draft=False, state="closed", merged=True,
                      merged_at=NOW - timedelta(hours=hours_ago), created_at=NOW - timedelta(days=1),
                      head_sha="a" * 40, base_ref="main")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from readworthy import action
+from readworthy import action, config
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((REPO_ROOT / "examples").glob("*.yml"))
@@ -77,7 +77,7 @@ def test_least_privilege_and_concurrency(path: Path) -> None:
 
 def test_every_input_the_action_reads_is_declared_in_action_yml() -> None:
     declared = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"])
-    read = set(action._BOOL_INPUTS) | set(action._TEXT_INPUTS) | {
+    read = set(config._BOOL_INPUTS) | set(config._TEXT_INPUTS) | {
         "github-token", "openai-api-key", "openai-base-url", "price-table", "mode", "pr-number", "all-open",
     }
     assert read <= declared, sorted(read - declared)

@@ -18,8 +18,8 @@ from servers.github_graphql import graphql_schema_or_skip
 
 from readworthy.config import RepoConfig, Settings, build_settings
 from readworthy.errors import GitHubError
-from readworthy.gather.github_api import graphql, graphql_reader
-from readworthy.gather.pull import gather_pr, make_github, own_login
+from readworthy.gather.github_api import graphql, graphql_reader, make_github, own_login
+from readworthy.gather.pull import gather_pr
 from readworthy.gather.queries import (
     PAGED_CONNECTIONS,
     PULL_REQUEST_QUERY,

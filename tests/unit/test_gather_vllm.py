@@ -16,7 +16,8 @@ from servers.github_graphql import graphql_schema_or_skip
 
 from readworthy.config import build_settings
 from readworthy.gather.diffparse import parse_patch
-from readworthy.gather.pull import gather_pr, make_github
+from readworthy.gather.github_api import make_github
+from readworthy.gather.pull import gather_pr
 from readworthy.models import LinkKind, PRContext
 
 pytestmark = pytest.mark.vllm_fixtures

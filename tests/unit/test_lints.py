@@ -158,11 +158,12 @@ def test_action_docstring_lists_every_input() -> None:
 
 
 def outputs_written(trees: dict[str, ast.Module]) -> set[str]:
-    """Output names: keys of action.py's `_outputs()` dict and `core.set_output("x", ...)` calls."""
+    """Output names: keys of the dicts action.py's `*_outputs()` functions return, and
+    `core.set_output("x", ...)` calls."""
     names: set[str] = set()
     for tree in trees.values():
         for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef) and node.name == "_outputs":
+            if isinstance(node, ast.FunctionDef) and node.name.endswith("_outputs"):
                 for ret in ast.walk(node):
                     if isinstance(ret, ast.Return) and isinstance(ret.value, ast.Dict):
                         names |= {k.value for k in ret.value.keys

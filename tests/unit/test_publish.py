@@ -13,7 +13,7 @@ from servers.github_fixtures import github_client
 from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN
 
-from readworthy import publish
+from readworthy import action, publish
 from readworthy.errors import PublishError
 from readworthy.models import Verdict
 from readworthy.render.state import MARKER
@@ -125,6 +125,6 @@ def test_summary_and_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     out = tmp_path / "out"
     out.write_text("")
     monkeypatch.setenv("GITHUB_OUTPUT", str(out))
-    publish.set_outputs({"verdict": "skim", "cost-usd": 0.25, "comment-url": "line1\nline2"}, os.environ["GITHUB_OUTPUT"])
+    action.set_outputs({"verdict": "skim", "cost-usd": 0.25, "comment-url": "line1\nline2"}, os.environ["GITHUB_OUTPUT"])
     text = out.read_text()
     assert "verdict<<" in text and "\nskim\n" in text and "line1\nline2" in text and "skipped-reason<<" in text

@@ -6,7 +6,7 @@ import pytest
 from servers.github_fixtures import READONLY_TOKEN, WORKFLOW_TOKEN, GitHubServer
 
 from readworthy.config import RepoConfig, build_settings
-from readworthy.gather.pull import make_github
+from readworthy.gather.github_api import make_github
 from readworthy.gather.repo_config import load_repo_config, parse_repo_config
 
 GOOD = """\

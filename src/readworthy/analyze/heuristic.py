@@ -237,7 +237,7 @@ def _decisions(sig: Signals, verdict: Verdict, language: str) -> list[Decision]:
         ))
     for r in [r for r in sig.ranked if r.kind in CODE_KINDS and r.definitions and r.change.path not in
               sig.abstractions][: 3 - len(out)]:
-        names = _notable(r.definitions)
+        names = tuple(_notable(r.definitions))
         more = len(names) - 4
         out.append(Decision(
             title=_clip(phrase(language, "d_definitions_title", file=r.change.path.rsplit("/", 1)[-1]), 160),

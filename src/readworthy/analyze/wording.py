@@ -21,7 +21,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "cosmetic": "Only comments, blank lines or formatting change; no behaviour changes.",
         "version_exclusion": "Only dependency versions change, excluding a known-bad release instead of pinning: "
                              "worth remembering as a practice, not worth reading.",
-        "docs_substantial": "New or expanded documentation ({lines} added line{ls}): worth a skim for what it explains.",
+        "docs_substantial": "New or expanded documentation ({lines} added line{ls}): "
+                            "worth a skim for what it explains.",
         "docs_small": "A small documentation edit ({lines} added line{ls}).",
         "removal": "Removes code ({deleted} lines) without adding any: note what went away.",
         "removal_with_new_home": "Mostly removes code ({deleted} lines) while moving part of it elsewhere: know "
@@ -79,7 +80,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "version_only": "只调整了依赖或镜像版本，diff 中没有可学习的内容。",
         "renames": "只有重命名或移动（{n} 个文件），内容没有改动。",
         "cosmetic": "只改动了注释、空行或格式，行为没有变化。",
-        "version_exclusion": "只调整了依赖版本：排除一个已知有问题的版本而不是锁死版本。这一做法值得记住，diff 不必细读。",
+        "version_exclusion": "只调整了依赖版本：排除一个已知有问题的版本而不是锁死版本。"
+                             "这一做法值得记住，diff 不必细读。",
         "docs_substantial": "新增或扩充了文档（新增 {lines} 行），值得快速浏览其中讲解的内容。",
         "docs_small": "小幅文档修改（新增 {lines} 行）。",
         "removal": "删除代码（{deleted} 行）且没有新增：记住删掉了什么即可。",
@@ -136,4 +138,5 @@ SENTENCE_SEPARATOR: Mapping[str, str] = {"en": "; ", "zh-CN": "；"}
 def phrase(language: str, key: str, **values: object) -> str:
     """A localised sentence; `{s}` in English templates pluralises by the value of `n`."""
     table = PHRASES.get(language, PHRASES["en"])
-    return table[key].format(s="" if values.get("n") == 1 else "s", ls="" if values.get("lines") == 1 else "s", **values)
+    plural = {"s": "" if values.get("n") == 1 else "s", "ls": "" if values.get("lines") == 1 else "s"}
+    return table[key].format(**plural, **values)

@@ -4,22 +4,20 @@ A PR's comment carries its whole Report in hidden state (state.py). The digest r
 back instead of paying the model again when it still describes this PR as it is now:
 same head commit, same prompt version, same language, and - when a model is configured -
 the same model. Only our own comments count: one written by anyone else that happens to
-contain the marker text is ignored (publish.find_existing_body checks the author).
+contain the marker text is ignored (gather.rest.find_existing_body checks the author).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import github
-
-from .. import publish
 from ..analyze.client import model_name
 from ..config import Settings
-from ..models import Report
+from ..gather.github_api import GitHub
+from ..gather.rest import find_existing_body
+from ..models import PullSummary, Report
 from ..prompts.messages import PROMPT_VERSION
 from ..render.state import decode_state
-from .models import Candidate
 
 
 @dataclass(frozen=True)
@@ -30,17 +28,18 @@ class Lookup:
     comment_url: str = ""
 
 
-def stored_report(gh: github.Github, repo: str, number: int, own_login: str) -> tuple[Report | None, str]:
+def stored_report(gh: GitHub, repo: str, number: int, own_login: str) -> tuple[Report | None, str]:
     """(Report, comment URL) from our comment on PR `number`, or (None, "") when there is none to read.
 
-    One request (the comment list; `get_issue` is lazy). Raises GitHubError when listing fails.
+    One request (the comment list). Raises GitHubError when listing fails.
     """
-    issue = gh.withLazy(True).get_repo(repo).get_issue(number)
-    comment, body = publish.find_existing_body(issue, own_login)
+    comment, body = find_existing_body(gh, repo, number, own_login)
     return decode_state(body), (comment.html_url if comment is not None else "")
 
 
-def reuse_verdict(report: Report | None, candidate: Candidate, settings: Settings, cached_only: bool) -> tuple[bool, str]:
+def reuse_verdict(
+    report: Report | None, candidate: PullSummary, settings: Settings, cached_only: bool
+) -> tuple[bool, str]:
     """(reusable, why not). Pure.
 
     `cached_only` (the final job of a backfill) takes any analysis of the current head in the
@@ -66,7 +65,7 @@ def reuse_verdict(report: Report | None, candidate: Candidate, settings: Setting
 
 
 def lookup(
-    gh: github.Github, repo: str, candidate: Candidate, settings: Settings, own_login: str, cached_only: bool
+    gh: GitHub, repo: str, candidate: PullSummary, settings: Settings, own_login: str, cached_only: bool
 ) -> Lookup:
     report, url = stored_report(gh, repo, candidate.number, own_login)
     ok, why = reuse_verdict(report, candidate, settings, cached_only)

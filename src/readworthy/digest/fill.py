@@ -19,18 +19,15 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-import github
-import openai
-
 from ..analyze.client import model_name
 from ..analyze.pricing import estimate_cost
 from ..config import Settings
 from ..errors import ConfigError, ReadworthyError
 from ..event import PullRequestInfo
-from ..models import Usage
-from ..review import Request, ReviewOutcome, review_one
+from ..models import PullSummary, Usage
+from ..review import Request, ReviewOutcome, ReviewSession, review_one
 from .cache import Lookup, lookup
-from .models import Candidate, DigestEntry, DigestRequest, LeftOut
+from .models import DigestEntry, DigestRequest, LeftOut
 
 log = logging.getLogger(__name__)
 
@@ -91,36 +88,34 @@ def _add(a: Usage, b: Usage) -> Usage:
 
 @dataclass(frozen=True)
 class Context:
-    gh: github.Github
-    client: openai.OpenAI | None
-    settings: Settings
+    session: ReviewSession  # the clients, repository, settings and login every review shares
     request: DigestRequest
-    own_login: str
     progress: Callable[[str], None]
 
 
-def _lookups(ctx: Context, candidates: list[Candidate]) -> list[Lookup]:
-    def one(cand: Candidate) -> Lookup:
-        if not ctx.own_login:
+def _lookups(ctx: Context, candidates: list[PullSummary]) -> list[Lookup]:
+    def one(cand: PullSummary) -> Lookup:
+        s = ctx.session
+        if not s.own_login:
             return Lookup(None, False, "no login to recognise our comments")
-        return lookup(ctx.gh, ctx.request.repo, cand, ctx.settings, ctx.own_login, ctx.request.cached_only)
+        return lookup(s.gh, s.repo, cand, s.settings, s.own_login, ctx.request.cached_only)
 
     with ThreadPoolExecutor(max_workers=max(1, ctx.request.concurrency)) as pool:
         return list(pool.map(one, candidates))
 
 
-def _review(ctx: Context, cand: Candidate, found: Lookup) -> ReviewOutcome:
+def _review(ctx: Context, cand: PullSummary, found: Lookup) -> ReviewOutcome:
     info = PullRequestInfo(number=cand.number, draft=cand.draft, author=cand.author,
                            author_is_bot=cand.author_is_bot, base_ref=cand.base_ref, head_sha=cand.head_sha,
                            labels=cand.labels)
     # A comment in another language is someone's reading guide: analyse for the digest, leave it be.
-    other_language = found.report is not None and found.report.language != ctx.settings.language
-    dry_run = not ctx.request.write_comments or other_language or not ctx.own_login
+    other_language = found.report is not None and found.report.language != ctx.session.settings.language
+    dry_run = not ctx.request.write_comments or other_language or not ctx.session.own_login
     request = Request(explicit=bool(ctx.request.prs), pr=info, dry_run=dry_run)
-    return review_one(ctx.gh, ctx.client, ctx.request.repo, cand.number, ctx.settings, ctx.own_login, request)
+    return review_one(ctx.session, cand.number, request)
 
 
-def _entry_or_left_out(cand: Candidate, outcome: ReviewOutcome, filled: Filled) -> None:
+def _entry_or_left_out(cand: PullSummary, outcome: ReviewOutcome, filled: Filled) -> None:
     if outcome.report is not None and outcome.status != "skipped":
         source = "cached" if outcome.cached else "analysed"
         filled.entries.append(DigestEntry(cand, outcome.report, source, outcome.comment_url))  # type: ignore[arg-type]
@@ -131,12 +126,12 @@ def _entry_or_left_out(cand: Candidate, outcome: ReviewOutcome, filled: Filled) 
     filled.left_out.append(LeftOut(cand.number, cand.title, cand.url, reason, outcome.message))  # type: ignore[arg-type]
 
 
-def fill(ctx: Context, candidates: list[Candidate]) -> Filled:
+def fill(ctx: Context, candidates: list[PullSummary]) -> Filled:
     """Entries for `candidates` (newest first): stored ones reused, the rest analysed within the caps."""
     filled = Filled()
     total = len(candidates)
     found = _lookups(ctx, candidates)
-    misses: list[tuple[Candidate, Lookup]] = []
+    misses: list[tuple[PullSummary, Lookup]] = []
     for i, (cand, hit) in enumerate(zip(candidates, found, strict=True), 1):
         if hit.reusable and hit.report is not None:
             filled.entries.append(DigestEntry(cand, hit.report, "cached", hit.comment_url))
@@ -157,17 +152,17 @@ def fill(ctx: Context, candidates: list[Candidate]) -> Filled:
             filled.left_out.append(LeftOut(cand.number, cand.title, cand.url, "max-prs",
                                            f"only {limit} PRs are analysed per run (--max-prs)"))
         misses = misses[:limit]
-    gate = CostGate(ctx.request.max_cost, max_cost_per_analysis(ctx.settings, ctx.client is not None)
+    gate = CostGate(ctx.request.max_cost, max_cost_per_analysis(ctx.session.settings, ctx.session.client is not None)
                     if ctx.request.max_cost is not None else 0.0)
     _analyse_all(ctx, misses, gate, filled, done_before=total - len(misses))
     return filled
 
 
-def _analyse_all(ctx: Context, misses: list[tuple[Candidate, Lookup]], gate: CostGate, filled: Filled,
+def _analyse_all(ctx: Context, misses: list[tuple[PullSummary, Lookup]], gate: CostGate, filled: Filled,
                  done_before: int) -> None:
     total = done_before + len(misses)
     queue = list(misses)
-    running: dict[Future[ReviewOutcome], Candidate] = {}
+    running: dict[Future[ReviewOutcome], PullSummary] = {}
     done = done_before
     with ThreadPoolExecutor(max_workers=max(1, ctx.request.concurrency)) as pool:
         while queue or running:

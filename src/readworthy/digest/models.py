@@ -1,7 +1,6 @@
 """Typed values of the digest (a reading list across many PRs).
 
     DigestRequest   what to build: repository, which PRs, limits, where to publish
-    Candidate       one PR the selection found (cheap metadata, no diff)
     DigestEntry     one PR in the reading list: its Report and where the Report came from
     LeftOut         a PR that was selected but is not in the list, and why
     DigestResult    the whole reading list, counts and cost, and where it went
@@ -10,10 +9,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Literal
 
-from ..models import Report, Usage, Verdict
+from ..models import PullSummary, Report, Usage, Verdict
 from .window import Window
 
 PRState = Literal["merged", "open", "all"]
@@ -42,29 +40,12 @@ class DigestRequest:
     concurrency: int = DEFAULT_CONCURRENCY
 
 
-@dataclass(frozen=True)
-class Candidate:
-    number: int
-    title: str
-    url: str
-    author: str
-    author_is_bot: bool
-    draft: bool
-    state: str  # "open" | "closed"
-    merged: bool
-    merged_at: datetime | None
-    created_at: datetime | None
-    head_sha: str
-    base_ref: str
-    labels: tuple[str, ...] = ()
-
-
 EntrySource = Literal["cached", "analysed"]
 
 
 @dataclass(frozen=True)
 class DigestEntry:
-    candidate: Candidate
+    candidate: PullSummary
     report: Report
     source: EntrySource
     comment_url: str = ""

@@ -22,15 +22,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import github
 import openai
 
 from .. import publish
 from ..config import Settings, terminal_settings
-from ..errors import ConfigError, GitHubError, PublishError, ReadworthyError
+from ..errors import ConfigError, GitHubError, PublishError
 from ..event import parse_pr_numbers
 from ..gather import github_api
+from ..gather.github_api import GitHub
 from ..gather.repo_config import load_repo_config
+from ..gather.rest import default_branch
+from ..review import ReviewSession
 from .fill import Context, fill
 from .models import (
     DEFAULT_CATEGORY,
@@ -41,12 +43,7 @@ from .models import (
     DigestRequest,
     DigestResult,
 )
-from .publish import (
-    previous_digest_end,
-    publish_discussion,
-    publish_issue,
-    publish_rolling_issue,
-)
+from .publish import publish_digest
 from .render import digest_to_json, render_digest
 from .select import chunk_numbers, select_prs
 from .window import Window, parse_range, parse_since
@@ -61,20 +58,16 @@ ACTION_DEFAULT_MAX_PRS = 50
 # --------------------------------------------------------------------------- the run
 
 
-def _with_repo_config(gh: github.Github, repo: str, settings: Settings) -> Settings:
+def _with_repo_config(gh: GitHub, repo: str, settings: Settings) -> Settings:
     """The default branch's `.github/readworthy.yml` (skip rules, areas) applied to the whole digest."""
-    try:
-        branch = gh.get_repo(repo).default_branch
-    except (github.GithubException, *publish.TRANSIENT) as exc:
-        raise github_api.github_error(exc, f"reading the repository {repo}", settings) from None
-    config, problems = load_repo_config(gh, repo, branch)
+    config, problems = load_repo_config(gh, repo, default_branch(gh, repo))
     for problem in problems:
         log.warning("%s", problem)
     return settings.with_repo_config(config)
 
 
 def run_digest(
-    gh: github.Github,
+    gh: GitHub,
     settings: Settings,
     request: DigestRequest,
     client: openai.OpenAI | None,
@@ -89,7 +82,8 @@ def run_digest(
     selection = select_prs(gh, request, settings)
     log.info("digest of %s: %d PR(s) considered, %d in scope", request.repo, selection.considered,
              len(selection.candidates))
-    ctx = Context(gh, None if request.cached_only else client, settings, request, login, progress or log.info)
+    session = ReviewSession(gh, None if request.cached_only else client, request.repo, settings, login)
+    ctx = Context(session, request, progress or log.info)
     filled = fill(ctx, selection.candidates)
     result = DigestResult(
         request=request,
@@ -102,23 +96,6 @@ def run_digest(
     )
     result.markdown = render_digest(result, now=now)
     return result
-
-
-def publish_digest(gh: github.Github, settings: Settings, result: DigestResult, own_login: str) -> str:
-    """Post the rendered digest to its target; the URL ("" for `none`). Raises PublishError/GitHubError."""
-    request = result.request
-    zh = result.language == "zh-CN"
-    base = f"阅读清单：{request.repo}" if zh else f"Reading list: {request.repo}"
-    window = request.window
-    dated = f"{base} — {window.end.strftime('%Y-%m-%d')}" if window else base
-    if request.publish == "issue":
-        return publish_issue(gh, request.repo, dated, result.markdown, request.label)
-    if request.publish == "rolling-issue":
-        return publish_rolling_issue(gh, request.repo, base, result.markdown, request.label, own_login)
-    if request.publish == "discussion":
-        return publish_discussion(gh, settings, request.repo, dated, result.markdown,
-                                  request.discussion_category or DEFAULT_CATEGORY)
-    return ""
 
 
 def write_output(result: DigestResult, path: str, fmt: str) -> None:
@@ -235,7 +212,7 @@ def _format(args: argparse.Namespace) -> str:
     return "json" if args.output and args.output.lower().endswith(".json") else "markdown"
 
 
-def list_chunks(gh: github.Github, settings: Settings, request: DigestRequest, chunks: int) -> dict[str, Any]:
+def list_chunks(gh: GitHub, settings: Settings, request: DigestRequest, chunks: int) -> dict[str, Any]:
     """The PR numbers in scope (rules applied), split for a workflow matrix."""
     if chunks < 1:
         raise ConfigError("--list-chunks: must be at least 1")
@@ -265,29 +242,31 @@ def run_digest_command(args: argparse.Namespace, now: datetime | None = None) ->
     client = None if request.cached_only else make_openai_client(settings)
     login = settings.own_login or github_api.own_login(gh, settings)
     result = run_digest(gh, settings, request, client, own_login=login, now=moment)
-    return _deliver(gh, settings, result, login, output=args.output, fmt=_format(args),
-                    summary_path=os.environ.get("GITHUB_STEP_SUMMARY"), stdout=args.output is None)
+    failure = deliver(gh, settings, result, login, output=args.output, fmt=_format(args),
+                      summary_path=os.environ.get("GITHUB_STEP_SUMMARY"), stdout=args.output is None)
+    if failure:
+        log.error("%s", failure)
+        return 1
+    return 0
 
 
-def _deliver(gh: github.Github, settings: Settings, result: DigestResult, login: str, *, output: str | None,
-             fmt: str, summary_path: str | None, stdout: bool) -> int:
-    """Publish, then always the job summary and the output file, even when publishing was refused."""
+def deliver(gh: GitHub, settings: Settings, result: DigestResult, login: str, *, summary_path: str | None,
+            output: str | None = None, fmt: str = "markdown", stdout: bool = False) -> str:
+    """Publish, then always the job summary and the output file, even when publishing was refused.
+    Returns why publishing failed ("" when it did not): the caller decides what that does to the exit code."""
     failure = ""
     try:
         result.published_url = publish_digest(gh, settings, result, login)
     except (PublishError, GitHubError) as exc:
-        failure = str(exc)
-        result.warnings.append(f"the digest was not published: {failure}")
+        failure = f"the digest was not published: {exc}"
+        result.warnings.append(failure)
     publish.write_job_summary(result.markdown, summary_path)
     if output:
         write_output(result, output, fmt)
     if stdout:
         sys.stdout.write(digest_to_json(result) + "\n" if fmt == "json" else result.markdown)
     _log_summary(result)
-    if failure:
-        log.error("%s", failure)
-        return 1
-    return 0
+    return failure
 
 
 def _log_summary(result: DigestResult) -> None:
@@ -299,56 +278,3 @@ def _log_summary(result: DigestResult) -> None:
              f"; published at {result.published_url}" if result.published_url else "")
     for warning in result.warnings:
         log.warning("%s", warning)
-
-
-# --------------------------------------------------------------------------- the action
-
-
-def run_digest_action(settings: Settings, inputs: Mapping[str, str], environ: Mapping[str, str]) -> int:
-    """`mode: digest` (schedule, workflow_dispatch). Exit 1 only for invalid inputs or with fail-on-error."""
-    from actions_toolkit import core
-
-    from ..analyze.client import make_openai_client
-
-    summary_path = environ.get("GITHUB_STEP_SUMMARY")
-    repo = environ.get("GITHUB_REPOSITORY", "")
-    now = datetime.now(UTC)
-    try:
-        if repo.count("/") != 1:
-            raise ConfigError("GITHUB_REPOSITORY is not set (expected OWNER/NAME)")
-        gh = github_api.make_github(settings)
-        login = settings.own_login or github_api.own_login(gh, settings)
-        label = inputs.get("digest-label") or DEFAULT_LABEL
-        previous = None if inputs.get("digest-since") else previous_digest_end(gh, repo, label, login)
-        request = request_from_inputs(inputs, repo, now, previous)
-        client = None if request.cached_only else make_openai_client(settings)
-        core.start_group(f"readworthy: digest of {repo}")
-        try:
-            result = run_digest(gh, settings, request, client, own_login=login, now=now)
-        finally:
-            core.end_group()
-    except ConfigError as exc:
-        core.error(f"readworthy: {exc}")
-        publish.write_job_summary(f"## readworthy digest\n\n❌ Invalid inputs: {exc}", summary_path)
-        return 1
-    except ReadworthyError as exc:
-        publish.write_job_summary(f"## readworthy digest\n\n❌ {exc}", summary_path)
-        if settings.fail_on_error:
-            core.error(f"readworthy: {exc}")
-            return 1
-        core.warning(f"readworthy: {exc} (not failing the job: fail-on-error is false)")
-        return 0
-    code = _deliver(gh, settings, result, login, output=None, fmt="markdown", summary_path=summary_path,
-                    stdout=False)
-    output_path = environ.get("GITHUB_OUTPUT")
-    if output_path and os.environ.get("GITHUB_OUTPUT") == output_path:
-        core.set_output("digest-url", result.published_url)
-        core.set_output("prompt-tokens", str(result.usage.prompt_tokens))
-        core.set_output("completion-tokens", str(result.usage.completion_tokens))
-        core.set_output("cost-usd", f"{result.usage.cost_usd:.6f}")
-    for warning in result.warnings:
-        core.warning(f"readworthy: {warning}")
-    if code and not settings.fail_on_error:
-        return 0
-    return code
-

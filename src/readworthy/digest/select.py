@@ -18,16 +18,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-import github
-from github.PullRequest import PullRequest
-
 from ..config import Settings
 from ..event import PullRequestInfo
-from ..gather.github_api import github_error
-from ..publish import TRANSIENT
+from ..gather.github_api import GitHub
+from ..gather.rest import iter_pulls, read_pull_summary
+from ..models import PullSummary
 from ..review import skip_reason
-from .models import Candidate, DigestRequest, LeftOut
-from .window import Window, parse_github_time
+from .models import DigestRequest, LeftOut
+from .window import Window
 
 log = logging.getLogger(__name__)
 
@@ -37,34 +35,12 @@ MAX_LISTED = 5_000
 
 @dataclass
 class Selection:
-    candidates: list[Candidate]  # in the digest's scope, newest first
+    candidates: list[PullSummary]  # in the digest's scope, newest first
     left_out: list[LeftOut]  # found but skipped by a rule, or not found
     considered: int  # everything the window or list produced
 
 
-def candidate_from_pull(pull: PullRequest) -> Candidate:
-    """Only fields the list endpoint returns: touching others (e.g. `merged`) would cost a request each."""
-    user = pull.user
-    login = user.login if user is not None else ""
-    merged_at = parse_github_time(pull.merged_at)
-    return Candidate(
-        number=pull.number,
-        title=pull.title or "",
-        url=pull.html_url or "",
-        author=login,
-        author_is_bot=(user is not None and user.type == "Bot") or login.endswith("[bot]"),
-        draft=bool(pull.draft),
-        state=pull.state or "",
-        merged=merged_at is not None,
-        merged_at=merged_at,
-        created_at=parse_github_time(pull.created_at),
-        head_sha=pull.head.sha if pull.head is not None else "",
-        base_ref=pull.base.ref if pull.base is not None else "",
-        labels=tuple(label.name for label in pull.labels),
-    )
-
-
-def in_scope(candidate: Candidate, state: str, window: Window, closed_at: datetime | None = None) -> bool:
+def in_scope(candidate: PullSummary, state: str, window: Window, closed_at: datetime | None = None) -> bool:
     """Does this PR belong to the digest of `state` over `window`? Pure."""
     if state == "merged":
         return candidate.merged and window.contains(candidate.merged_at)
@@ -76,9 +52,9 @@ def in_scope(candidate: Candidate, state: str, window: Window, closed_at: dateti
     return in_scope(candidate, "merged", window) or in_scope(candidate, "open", window)
 
 
-def _walk(pulls: Iterable[PullRequest], stop_before: datetime, key: str) -> Iterator[PullRequest]:
+def _walk(pulls: Iterable[PullSummary], stop_before: datetime, key: str) -> Iterator[PullSummary]:
     for i, pull in enumerate(pulls):
-        moment = parse_github_time(getattr(pull, key))
+        moment = getattr(pull, key)
         if moment is not None and moment < stop_before:
             return
         if i >= MAX_LISTED:
@@ -87,47 +63,44 @@ def _walk(pulls: Iterable[PullRequest], stop_before: datetime, key: str) -> Iter
         yield pull
 
 
-def _list_window(gh: github.Github, repo: str, state: str, window: Window) -> list[Candidate]:
-    gh_repo = gh.withLazy(True).get_repo(repo)
-    found: dict[int, Candidate] = {}
+def _list_window(gh: GitHub, repo: str, state: str, window: Window) -> list[PullSummary]:
+    found: dict[int, PullSummary] = {}
     if state in ("merged", "closed", "all"):
-        pulls = gh_repo.get_pulls(state="closed", sort="updated", direction="desc")
-        for pull in _walk(pulls, window.start, "updated_at"):
-            cand = candidate_from_pull(pull)
-            if in_scope(cand, "merged" if state == "all" else state, window, parse_github_time(pull.closed_at)):
-                found[cand.number] = cand
+        for pull in _walk(iter_pulls(gh, repo, "closed", "updated"), window.start, "updated_at"):
+            if in_scope(pull, "merged" if state == "all" else state, window, pull.closed_at):
+                found[pull.number] = pull
     if state in ("open", "all"):
-        pulls = gh_repo.get_pulls(state="open", sort="created", direction="desc")
-        for pull in _walk(pulls, window.start, "created_at"):
-            cand = candidate_from_pull(pull)
-            if in_scope(cand, "open", window):
-                found[cand.number] = cand
+        for pull in _walk(iter_pulls(gh, repo, "open", "created"), window.start, "created_at"):
+            if in_scope(pull, "open", window):
+                found[pull.number] = pull
     return list(found.values())
 
 
-def _list_numbers(gh: github.Github, repo: str, numbers: Iterable[int]) -> tuple[list[Candidate], list[LeftOut]]:
-    gh_repo = gh.withLazy(True).get_repo(repo)
-    found: list[Candidate] = []
+def _list_numbers(gh: GitHub, repo: str, numbers: Iterable[int]) -> tuple[list[PullSummary], list[LeftOut]]:
+    found: list[PullSummary] = []
     missing: list[LeftOut] = []
     for number in dict.fromkeys(numbers):
-        try:
-            found.append(candidate_from_pull(gh_repo.get_pull(number)))
-        except github.UnknownObjectException:
+        pull = read_pull_summary(gh, repo, number)
+        if pull is None:
             missing.append(LeftOut(number, "", "", "not-found", "no such pull request"))
+        else:
+            found.append(pull)
     return found, missing
 
 
-def _newest_first(candidates: list[Candidate]) -> list[Candidate]:
-    def key(c: Candidate) -> tuple[float, int]:
+def _newest_first(candidates: list[PullSummary]) -> list[PullSummary]:
+    def key(c: PullSummary) -> tuple[float, int]:
         moment = c.merged_at or c.created_at
         return (moment.timestamp() if moment else 0.0, c.number)
 
     return sorted(candidates, key=key, reverse=True)
 
 
-def apply_rules(candidates: list[Candidate], settings: Settings, explicit: bool) -> tuple[list[Candidate], list[LeftOut]]:
+def apply_rules(
+    candidates: list[PullSummary], settings: Settings, explicit: bool
+) -> tuple[list[PullSummary], list[LeftOut]]:
     """The repository's skip rules (drafts, bots, labels, authors, base branches), as the per-PR action applies them."""
-    kept: list[Candidate] = []
+    kept: list[PullSummary] = []
     skipped: list[LeftOut] = []
     for cand in candidates:
         info = PullRequestInfo(number=cand.number, draft=cand.draft, author=cand.author,
@@ -141,16 +114,13 @@ def apply_rules(candidates: list[Candidate], settings: Settings, explicit: bool)
     return kept, skipped
 
 
-def select_prs(gh: github.Github, request: DigestRequest, settings: Settings) -> Selection:
+def select_prs(gh: GitHub, request: DigestRequest, settings: Settings) -> Selection:
     """The PRs of `request`, newest first, with the config's rules applied. Raises GitHubError."""
-    try:
-        if request.prs:
-            candidates, missing = _list_numbers(gh, request.repo, request.prs)
-        else:
-            assert request.window is not None, "a digest needs a window or a list of PRs"
-            candidates, missing = _list_window(gh, request.repo, request.state, request.window), []
-    except (github.GithubException, *TRANSIENT) as exc:
-        raise github_error(exc, f"listing the pull requests of {request.repo}", settings) from None
+    if request.prs:
+        candidates, missing = _list_numbers(gh, request.repo, request.prs)
+    else:
+        assert request.window is not None, "a digest needs a window or a list of PRs"
+        candidates, missing = _list_window(gh, request.repo, request.state, request.window), []
     considered = len(candidates) + len(missing)
     # A PR someone named explicitly is wanted even if it is a draft or a bot's.
     kept, skipped = apply_rules(_newest_first(candidates), settings, explicit=bool(request.prs))

@@ -1,4 +1,7 @@
-"""The PyGithub client, GraphQL calls and GitHub failures turned into errors that name the fix.
+"""The door to GitHub: the PyGithub client, GraphQL calls, and the one place PyGithub's failures
+become readworthy errors that name the fix (`github_errors`, in the spirit of httpx's
+`map_httpcore_exceptions`). Only this module, `gather/rest.py` (REST reads) and `publish.py`
+(writes) import PyGithub; tests/unit/test_layout.py keeps it that way.
 
 Reads are not spaced (PyGithub's default 0.25 s per request would dominate a gather of a few
 requests); writes are spaced 0.5 s, GitHub's advice against secondary rate limits. Retries: a few,
@@ -12,6 +15,8 @@ before creating it again.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import github
@@ -24,8 +29,12 @@ from urllib3.exceptions import MaxRetryError, ResponseError
 from urllib3.util.retry import Retry
 
 from ..config import Settings
-from ..errors import GitHubError
+from ..errors import CommentBlocked, GitHubError, GitHubNotFound, PublishError
 from .queries import VIEWER_QUERY
+
+# The client types other modules annotate with, so that they need not import PyGithub themselves.
+GitHub = github.Github
+GraphQLReader = Requester  # what graphql_reader() returns
 
 SECONDS_BETWEEN_WRITES = 0.5
 RETRIES = 3
@@ -53,7 +62,8 @@ class BoundedRetry(GithubRetry):
         if response is not None and response.status in (403, 429):
             wait = _required_wait(response.headers)
             if wait is not None and wait > (self.max_rate_limit_wait or MAX_RATE_LIMIT_WAIT):
-                message = f"rate limit: GitHub asks to wait {wait:.0f}s, more than the {MAX_RATE_LIMIT_WAIT:.0f}s allowed"
+                message = (f"rate limit: GitHub asks to wait {wait:.0f}s, more than the "
+                           f"{MAX_RATE_LIMIT_WAIT:.0f}s allowed")
                 raise RateLimitExceededExceedsMaxWait(response.status, {"message": message},
                                                       dict(response.headers), wait=wait)
         return super().increment(method, url, response, error, _pool, _stacktrace)
@@ -83,36 +93,109 @@ def make_github(settings: Settings) -> github.Github:
     )
 
 
-def github_error(exc: Exception, doing: str, settings: Settings) -> GitHubError:
-    """A GitHubError whose message says what failed and what to do about it. Never includes the token."""
-    if isinstance(exc, github.GithubException):
-        data = exc.data if isinstance(exc.data, dict) else {}
-        message = str(data.get("message") or "")
-        status = exc.status
-        if status == 401:
-            return GitHubError(f"GitHub rejected the token while {doing} (401 {message or 'Bad credentials'}): "
-                               "check the `github-token` input or GITHUB_TOKEN.")
-        if status in (403, 429) and "rate limit" in message.lower():
-            return GitHubError(f"GitHub rate limit hit while {doing}: wait for the reset, or use a token with "
-                               "a higher limit.")
-        if status == 403:
-            return GitHubError(f"GitHub refused {doing} (403 {message}): give the token `contents: read`, "
-                               "`pull-requests: read` and `issues: read`.")
-        if status == 404:
-            return GitHubError(f"GitHub found nothing while {doing} (404): check the repository and number, and "
-                               "that the token can see the repository.")
-        return GitHubError(f"GitHub failed while {doing} ({status} {message}) after {RETRIES} retries; "
-                           "try again later.")
-    if isinstance(exc, RetryError):  # PyGithub's retries ran out on 5xx/rate-limit answers
+FORK_FIX = (
+    "the token is read-only — on `pull_request` from a fork GitHub gives the workflow a read-only token. "
+    "Run readworthy on `pull_request_target` instead (safe here: readworthy never checks out or runs the "
+    "PR's code, it only reads the PR through the API), and grant `pull-requests: write`."
+)
+
+
+@contextmanager
+def github_errors(doing: str, *, api_url: str = "", writing: bool = False, permission: str = "") -> Iterator[None]:
+    """Turn PyGithub's and requests' failures inside the block into readworthy errors naming the fix.
+
+    Reads raise GitHubError (GitHubNotFound on 404); an answer PyGithub cannot read as JSON (a proxy
+    or login page) is a GitHubError too, not a crash. Writes (`writing=True`) raise PublishError, or
+    CommentBlocked when a retry will not help; `permission` names what a refused write needs (else
+    the advice is about fork PRs' read-only token). Messages never include the token.
+    """
+    try:
+        yield
+    except github.GithubException as exc:
+        raise (_refusal(exc, doing, permission) if writing else _read_error(exc, doing)) from None
+    except RequestException as exc:  # RetryError: PyGithub's retries ran out; or no connection at all
+        if writing:
+            raise PublishError(f"cannot {doing}: GitHub did not answer usably after retries "
+                               f"({type(exc).__name__}); re-run the job", transient=True) from None
+        raise _unreachable(exc, doing, api_url) from None
+    except (KeyError, TypeError, AttributeError):
+        if writing:
+            raise
+        # PyGithub builds objects lazily from whatever came back: a proxy's HTML page fails here.
+        raise GitHubError(f"GitHub answered {doing} with something that is not JSON (a proxy or login page?); "
+                          f"check GITHUB_API_URL{f' ({api_url})' if api_url else ''} and re-run the job") from None
+
+
+def _message(exc: github.GithubException) -> str:
+    if not isinstance(exc.data, Mapping):
+        return ""
+    message = str(exc.data.get("message") or "")
+    errors = exc.data.get("errors")
+    if isinstance(errors, list):
+        message += " " + " ".join(str(e.get("message", "")) for e in errors if isinstance(e, Mapping))
+    return message.strip()
+
+
+def _read_error(exc: github.GithubException, doing: str) -> GitHubError:
+    message, status = _message(exc), exc.status
+    if status == 401:
+        return GitHubError(f"GitHub rejected the token while {doing} (401 {message or 'Bad credentials'}): "
+                           "check the `github-token` input or GITHUB_TOKEN.", status)
+    if status in (403, 429) and "rate limit" in message.lower():
+        return GitHubError(f"GitHub rate limit hit while {doing}: wait for the reset, or use a token with "
+                           "a higher limit.", status)
+    if status == 403:
+        return GitHubError(f"GitHub refused {doing} (403 {message}): give the token `contents: read`, "
+                           "`pull-requests: read` and `issues: read`.", status)
+    if status == 404:
+        return GitHubNotFound(f"GitHub found nothing while {doing} (404): check the repository and number, and "
+                              "that the token can see the repository.", status)
+    return GitHubError(f"GitHub failed while {doing} ({status} {message}) after {RETRIES} retries; "
+                       "try again later.", status)
+
+
+def _unreachable(exc: RequestException, doing: str, api_url: str) -> GitHubError:
+    if isinstance(exc, RetryError):
         reason = str(exc)
         if "403" in reason or "429" in reason:
             return GitHubError(f"GitHub rate limit hit while {doing} (still limited after {RETRIES} retries): "
                                "wait a few minutes and re-run, or use a token with a higher limit.")
-        return GitHubError(f"GitHub failed while {doing} (server errors after {RETRIES} retries); try again later.")
-    if isinstance(exc, RequestException):
-        return GitHubError(f"could not reach GitHub at {settings.github_api_url} while {doing} "
-                           f"({type(exc).__name__}): check GITHUB_API_URL and the network.")
-    return GitHubError(f"GitHub failed while {doing}: {exc}")
+        return GitHubError(f"GitHub failed while {doing} (server errors after {RETRIES} retries); try again later "
+                           "or re-run the job.")
+    where = f" at {api_url}" if api_url else ""
+    return GitHubError(f"could not reach GitHub{where} while {doing} ({type(exc).__name__}): check GITHUB_API_URL "
+                       "and the network, then re-run the job.")
+
+
+def _refusal(exc: github.GithubException, what: str, permission: str) -> PublishError:
+    """A refused write as a PublishError that names the cause and the fix."""
+    message = _message(exc)
+    lower = message.lower()
+    if "locked" in lower:
+        return CommentBlocked(
+            f"cannot {what}: the conversation is locked ({exc.status}: {message}). "
+            "A maintainer can unlock it, or read the digest in this run's job summary.",
+            "locked",
+        )
+    if "archived" in lower:
+        return CommentBlocked(f"cannot {what}: the repository is archived and read-only.", "archived")
+    if exc.status in (401, 403) and permission:
+        return CommentBlocked(f"cannot {what}: the token may not write here (GitHub answered {exc.status}); "
+                              f"grant `{permission}` in the workflow's `permissions:`.", "read-only")
+    if exc.status == 403 and ("not accessible" in lower or "permission" in lower or "forbidden" in lower):
+        return CommentBlocked(f"cannot {what}: {FORK_FIX}", "read-only")
+    if exc.status in (401, 403):
+        return CommentBlocked(
+            f"cannot {what}: GitHub answered {exc.status} ({message or 'forbidden'}); "
+            "check that `github-token` is valid and has `pull-requests: write`.",
+            "read-only",
+        )
+    if exc.status == 404:
+        return CommentBlocked(f"cannot {what}: not found (404) — deleted, or the token cannot see it.", "not-found")
+    if exc.status == 422 and "too long" in lower:
+        return CommentBlocked(f"cannot {what}: GitHub says the body is too long ({message}).", "too-long")
+    return PublishError(f"cannot {what}: GitHub answered {exc.status} ({message or 'no message'})",
+                        transient=exc.status >= 500)
 
 
 def graphql_reader(gh: github.Github) -> Requester:
@@ -133,12 +216,10 @@ def graphql(
     if query.lstrip().startswith("mutation"):
         # A mutation may have landed even when its answer was lost (timeout, 5xx): never repeat it blindly.
         reader = Requester(**(reader.kwargs | {"retry": BoundedRetry(total=0)}))
-    try:
+    with github_errors(doing, api_url=settings.graphql_url):
         _, body = reader.requestJsonAndCheck(
             "POST", settings.graphql_url, input={"query": query, "variables": variables}
         )
-    except (github.GithubException, RequestException) as exc:
-        raise github_error(exc, doing, settings) from None
     if not isinstance(body, dict) or not isinstance(body.get("data"), dict | None) or (
             body.get("data") is None and not body.get("errors")):
         # PyGithub wraps a non-JSON answer as {"data": "<html>..."}: a proxy or login page, not GitHub.
@@ -174,19 +255,20 @@ def own_login(gh: github.Github, settings: Settings) -> str:
     except GitHubError as exc:
         graphql_failure = exc  # fall through to REST: some GHES installs or proxies do not serve GraphQL
     try:
-        _, user = gh.requester.requestJsonAndCheck("GET", "/user")
-        return str(user["login"])
-    except (github.GithubException, RequestException, KeyError, TypeError) as exc:
+        with github_errors("asking GET /user who the token belongs to", api_url=settings.github_api_url):
+            _, user = gh.requester.requestJsonAndCheck("GET", "/user")
+            return str(user["login"])
+    except GitHubError as exc:
         if graphql_failure is not None:
             # GET /user always refuses workflow/App tokens, so the GraphQL failure is often the real cause.
             raise GitHubError(
                 f"cannot tell which account the GitHub token belongs to. GraphQL viewer: {graphql_failure} "
-                f"GET /user: {getattr(exc, 'status', type(exc).__name__)}. If GitHub is only briefly unavailable, "
+                f"GET /user: {exc.status or 'no usable answer'}. If GitHub is only briefly unavailable, "
                 "re-run the job; otherwise set the `own-login` input to the account that writes the comment "
                 "(github-actions[bot] for the workflow token)."
             ) from None
         raise GitHubError(
             "cannot tell which account the GitHub token belongs to (GraphQL viewer and GET /user both "
-            f"failed: {getattr(exc, 'status', type(exc).__name__)}); set the `own-login` input to the "
+            f"failed: {exc.status or 'no usable answer'}); set the `own-login` input to the "
             "account that writes the comment (github-actions[bot] for the workflow token)."
         ) from None

@@ -15,13 +15,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-import github
-from github.Requester import Requester
-
 from ..config import Settings
 from ..errors import GitHubError
 from ..models import LinkedIssue, LinkKind, PRContext, RelatedItem
-from .github_api import graphql, graphql_reader, make_github, own_login
+from .github_api import GitHub, GraphQLReader, graphql, graphql_reader
 from .links import IssueRef, find_issue_refs
 from .nodes import (
     actor,
@@ -43,14 +40,12 @@ from .queries import (
 )
 from .rest import FILES_API_CAP, fetch_files, fill_missing_patches
 
-__all__ = ["gather_pr", "make_github", "own_login"]
-
 MAX_PAGE_ROUNDS = 50  # 5,000 comments; past that the discussion is summarised by what was read
 MAX_TEXT_CLOSING_REFS = 10
 MAX_MENTIONS = 20
 
 
-def gather_pr(gh: github.Github, repo: str, number: int, settings: Settings) -> PRContext:
+def gather_pr(gh: GitHub, repo: str, number: int, settings: Settings) -> PRContext:
     owner, _, name = repo.partition("/")
     if not owner or not name:
         raise GitHubError(f"repository must be OWNER/NAME, got {repo!r}")
@@ -125,7 +120,8 @@ def gather_pr(gh: github.Github, repo: str, number: int, settings: Settings) -> 
 
 
 def _read_remaining_pages(
-    reader: Requester, settings: Settings, base_vars: dict[str, Any], pr: dict[str, Any], what: str, notes: list[str]
+    reader: GraphQLReader, settings: Settings, base_vars: dict[str, Any], pr: dict[str, Any], what: str,
+    notes: list[str],
 ) -> None:
     """Append further pages of every paged connection to `pr`, all connections in one query per round."""
     for _ in range(MAX_PAGE_ROUNDS):
@@ -156,7 +152,7 @@ def _base_files(pr: dict[str, Any]) -> dict[str, str | None]:
 
 
 def _links(
-    reader: Requester,
+    reader: GraphQLReader,
     settings: Settings,
     repo: str,
     number: int,
@@ -202,7 +198,7 @@ def _links(
 
 
 def _lookup_refs(
-    reader: Requester, settings: Settings, repo: str, number: int, refs: list[IssueRef], notes: list[str]
+    reader: GraphQLReader, settings: Settings, repo: str, number: int, refs: list[IssueRef], notes: list[str]
 ) -> tuple[list[LinkedIssue], list[RelatedItem]]:
     grouped: dict[str, tuple[str, list[tuple[int, bool]]]] = {}
     for r in refs:
@@ -213,7 +209,7 @@ def _lookup_refs(
     linked: list[LinkedIssue] = []
     related: list[RelatedItem] = []
     ignore = settings.repo_config.ignore_authors
-    for i, (full_name, items) in enumerate(groups):
+    for i, (_, items) in enumerate(groups):
         block = data.get(f"r{i}") or {}
         for n, detailed in items:
             node = block.get(f"n{n}")

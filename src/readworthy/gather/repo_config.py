@@ -11,29 +11,27 @@ import base64
 import binascii
 from typing import Any
 
-import github
 import yaml
 from pydantic import ValidationError
-from requests.exceptions import RequestException
 
 from ..config import RepoConfig
+from ..errors import GitHubError
+from .github_api import GitHub
+from .rest import read_contents
 
 CONFIG_PATH = ".github/readworthy.yml"
 MAX_CONFIG_BYTES = 64 * 1024  # a config file is a few lines; anything bigger is a mistake or an attack
 
 
-def load_repo_config(gh: github.Github, repo: str, base_ref: str) -> tuple[RepoConfig, list[str]]:
+def load_repo_config(gh: GitHub, repo: str, base_ref: str) -> tuple[RepoConfig, list[str]]:
     """(config, problems). No file -> defaults and no problems."""
     try:
-        _, data = gh.requester.requestJsonAndCheck(
-            "GET", f"/repos/{repo}/contents/{CONFIG_PATH}", parameters={"ref": base_ref}
-        )
-    except github.UnknownObjectException:
-        return RepoConfig(), []
-    except (github.GithubException, RequestException) as exc:
-        status = getattr(exc, "status", None)
-        why = f"GitHub answered {status}" if status else type(exc).__name__
+        data = read_contents(gh, repo, CONFIG_PATH, base_ref)
+    except GitHubError as exc:
+        why = f"GitHub answered {exc.status}" if exc.status else "GitHub did not answer usably"
         return RepoConfig(), [f"{CONFIG_PATH}: could not be read from {base_ref} ({why}); using defaults"]
+    if data is None:
+        return RepoConfig(), []
     text, problem = _decode(data)
     if problem:
         return RepoConfig(), [f"{CONFIG_PATH}: {problem}; using defaults"]

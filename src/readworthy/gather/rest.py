@@ -1,24 +1,39 @@
-"""A PR's changed files with patches, over REST (100 per page, following the Link header).
+"""REST reads: a PR's changed files and metadata, our own comments, lists of pull requests and
+issues, a file from a branch, a collaborator's permission. With `github_api` and `publish`, one of
+the three modules that import PyGithub: every other module gets typed values from here.
 
-GitHub's limits shape this: the files API lists at most 3,000 files and omits `patch` for binary
-files and very large diffs; the diff media type returns every patch but refuses PRs over 300 files
-or 20,000 changed lines (406). So: list the files; if text files came back without a patch and the
-PR is within the diff limits, fetch the diff once and fill them in; otherwise say what is missing.
+Files (100 per page, following the Link header): GitHub's limits shape this. The files API lists
+at most 3,000 files and omits `patch` for binary files and very large diffs; the diff media type
+returns every patch but refuses PRs over 300 files or 20,000 changed lines (406). So: list the
+files; if text files came back without a patch and the PR is within the diff limits, fetch the diff
+once and fill them in; otherwise say what is missing.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-import github
-from requests.exceptions import RequestException
+from github.IssueComment import IssueComment
+from github.PullRequest import PullRequest
+from github.Repository import Repository
 
 from ..config import Settings
-from ..errors import GitHubError, InputError
-from ..models import FileChange, FileStatus
+from ..errors import GitHubError, GitHubNotFound, InputError
+from ..event import PullRequestInfo
+from ..models import FileChange, FileStatus, PullSummary
+from ..render.state import has_marker
 from .diffparse import parse_patch
-from .github_api import github_error
+from .github_api import GitHub, github_errors
+
+log = logging.getLogger(__name__)
+
+# Our comment as PyGithub returns it: publish edits it in place, so the object itself travels.
+GitHubComment = IssueComment
 
 FILES_API_CAP = 3_000
 DIFF_MAX_FILES = 300
@@ -55,15 +70,13 @@ def _file_change(data: dict[str, Any]) -> FileChange:
     )
 
 
-def fetch_files(gh: github.Github, settings: Settings, repo: str, number: int) -> list[FileChange]:
+def fetch_files(gh: GitHub, settings: Settings, repo: str, number: int) -> list[FileChange]:
     files: list[FileChange] = []
     url: str | None = f"/repos/{repo}/pulls/{number}/files"
     params: dict[str, Any] | None = {"per_page": 100}
     while url:
-        try:
+        with github_errors(f"listing the files of {repo}#{number}", api_url=settings.github_api_url):
             headers, page = gh.requester.requestJsonAndCheck("GET", url, parameters=params)
-        except (github.GithubException, RequestException) as exc:
-            raise github_error(exc, f"listing the files of {repo}#{number}", settings) from None
         if not isinstance(page, list):  # e.g. a proxy's HTML page: not "a PR without files"
             raise GitHubError(f"GitHub answered the file list of {repo}#{number} with something that is not JSON "
                               f"(a proxy or login page?): check GITHUB_API_URL ({settings.github_api_url}).")
@@ -75,7 +88,7 @@ def fetch_files(gh: github.Github, settings: Settings, repo: str, number: int) -
 
 
 def fill_missing_patches(
-    gh: github.Github, settings: Settings, repo: str, number: int, files: list[FileChange], lines: int,
+    gh: GitHub, settings: Settings, repo: str, number: int, files: list[FileChange], lines: int,
     notes: list[str],
 ) -> list[FileChange]:
     """Patches GitHub left out of the files API, from one diff-media-type request where GitHub allows it."""
@@ -87,12 +100,13 @@ def fill_missing_patches(
                      f"(the full diff is refused beyond {DIFF_MAX_FILES} files or {DIFF_MAX_LINES:,} lines)")
         return files
     try:
-        _, data = gh.requester.requestJsonAndCheck(
-            "GET", f"/repos/{repo}/pulls/{number}", headers={"Accept": "application/vnd.github.diff"}
-        )
-    except (github.GithubException, RequestException) as exc:
+        with github_errors(f"reading the diff of {repo}#{number}", api_url=settings.github_api_url):
+            _, data = gh.requester.requestJsonAndCheck(
+                "GET", f"/repos/{repo}/pulls/{number}", headers={"Accept": "application/vnd.github.diff"}
+            )
+    except GitHubError as exc:
         notes.append(f"{len(missing)} file(s) without a patch; the full diff was refused "
-                     f"({getattr(exc, 'status', type(exc).__name__)})")
+                     f"({exc.status or type(exc).__name__})")
         return files
     text = data.get("data") if isinstance(data, dict) else None
     try:
@@ -105,3 +119,155 @@ def fill_missing_patches(
     notes.append(f"{len(missing) - still} large patch(es) taken from the full diff"
                  + (f"; {still} still without a patch" if still else ""))
     return filled
+
+
+# --------------------------------------------------------------------------- pull requests
+
+
+def _lazy_repo(gh: GitHub, repo: str) -> Repository:
+    """The repository without a GET: objects made from it are fetched only when a field is read."""
+    return gh.withLazy(True).get_repo(repo)
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _summary(pull: PullRequest) -> PullSummary:
+    """Only fields the list endpoint returns: reading others (`merged`) would cost a request each."""
+    user = pull.user
+    login = user.login if user is not None else ""
+    merged_at = _utc(pull.merged_at)
+    return PullSummary(
+        number=pull.number,
+        title=pull.title or "",
+        url=pull.html_url or "",
+        author=login,
+        author_is_bot=(user is not None and user.type == "Bot") or login.endswith("[bot]"),
+        draft=bool(pull.draft),
+        state=pull.state or "",
+        merged=merged_at is not None,
+        merged_at=merged_at,
+        created_at=_utc(pull.created_at),
+        head_sha=pull.head.sha if pull.head is not None else "",
+        base_ref=pull.base.ref if pull.base is not None else "",
+        labels=tuple(label.name for label in pull.labels),
+        closed_at=_utc(pull.closed_at),
+        updated_at=_utc(pull.updated_at),
+    )
+
+
+def read_pull_info(gh: GitHub, repo: str, number: int) -> PullRequestInfo:
+    """What the skip rules need about PR `number` (one request). GitHubNotFound when there is none."""
+    with github_errors(f"reading {repo}#{number}"):
+        pull = _lazy_repo(gh, repo).get_pull(number)
+        user = pull.user
+        login = user.login if user is not None else ""
+        return PullRequestInfo(
+            number=number,
+            draft=bool(pull.draft),
+            author=login,
+            author_is_bot=(user is not None and user.type == "Bot") or login.endswith("[bot]"),
+            base_ref=pull.base.ref,
+            head_sha=pull.head.sha,
+            labels=tuple(label.name for label in pull.labels),
+            locked=bool(pull.locked),
+        )
+
+
+def read_pull_summary(gh: GitHub, repo: str, number: int) -> PullSummary | None:
+    """PR `number` as a list would show it; None when there is no such pull request."""
+    try:
+        with github_errors(f"reading {repo}#{number}"):
+            return _summary(_lazy_repo(gh, repo).get_pull(number))
+    except GitHubNotFound:
+        return None
+
+
+def iter_pulls(gh: GitHub, repo: str, state: str, sort: str) -> Iterator[PullSummary]:
+    """Pull requests newest first by `sort` (`created` or `updated`), a page at a time: the caller stops
+    reading as soon as it has enough, so only the pages it looks at are requested."""
+    with github_errors(f"listing the pull requests of {repo}"):
+        for pull in _lazy_repo(gh, repo).get_pulls(state=state, sort=sort, direction="desc"):
+            yield _summary(pull)
+
+
+def open_pull_numbers(gh: GitHub, repo: str, limit: int) -> tuple[list[int], bool]:
+    """The newest `limit` open PRs' numbers, and whether there were more."""
+    numbers: list[int] = []
+    for pull in iter_pulls(gh, repo, "open", "created"):
+        if len(numbers) >= limit:
+            return numbers, True
+        numbers.append(pull.number)
+    return numbers, False
+
+
+def default_branch(gh: GitHub, repo: str) -> str:
+    with github_errors(f"reading the repository {repo}"):
+        return str(gh.get_repo(repo).default_branch)
+
+
+def collaborator_permission(gh: GitHub, repo: str, login: str) -> str:
+    """`admin`, `maintain`, `write`, `triage`, `read` — or "" for someone who is not a collaborator.
+    The collaborator permission API, not the payload's author_association (a hint, not an answer)."""
+    try:
+        with github_errors(f"checking {login}'s permission on {repo}"):
+            return str(_lazy_repo(gh, repo).get_collaborator_permission(login))
+    except GitHubNotFound:
+        return ""
+
+
+def read_contents(gh: GitHub, repo: str, path: str, ref: str) -> dict[str, Any] | None:
+    """The contents API's answer for `path` at `ref` (base64 content inside); None when there is no file."""
+    try:
+        with github_errors(f"reading {path} from {ref}"):
+            _, data = gh.requester.requestJsonAndCheck("GET", f"/repos/{repo}/contents/{path}",
+                                                       parameters={"ref": ref})
+    except GitHubNotFound:
+        return None
+    return data if isinstance(data, dict) else {"type": type(data).__name__}
+
+
+# --------------------------------------------------------------------------- comments and issues
+
+
+def _is_ours(comment: IssueComment, own_login: str) -> bool:
+    user = comment.user.login if comment.user is not None else ""
+    return user.lower() == own_login.lower() and has_marker(comment.body or "")
+
+
+def find_own_comments(gh: GitHub, repo: str, number: int, own_login: str) -> list[GitHubComment]:
+    """Our sticky comments on PR `number`, oldest first (normally zero or one): they carry our hidden
+    marker AND are written by our login — a copied marker in someone else's comment is ignored."""
+    with github_errors(f"listing the comments of #{number}"):
+        comments = list(_lazy_repo(gh, repo).get_issue(number).get_comments())
+        return sorted((c for c in comments if _is_ours(c, own_login)), key=lambda c: c.id)
+
+
+def find_existing_body(gh: GitHub, repo: str, number: int, own_login: str) -> tuple[GitHubComment | None, str]:
+    """Our current comment on PR `number` and its body, for the cache check ("" when none)."""
+    ours = find_own_comments(gh, repo, number, own_login)
+    return (ours[0], ours[0].body or "") if ours else (None, "")
+
+
+@dataclass(frozen=True)
+class IssueSummary:
+    number: int
+    author: str
+    body: str
+    url: str
+
+
+def iter_labelled_issues(gh: GitHub, repo: str, label: str, state: str) -> Iterator[IssueSummary]:
+    """Issues (not PRs) with `label`, newest first, a page at a time."""
+    # Filtered by author by the caller, not with `creator=`: how GitHub spells an App's login there varies.
+    with github_errors(f"looking for the issues labelled `{label}` in {repo}"):
+        issues = _lazy_repo(gh, repo).get_issues(state=state, labels=[label], sort="created", direction="desc")
+        for issue in issues:
+            if issue.pull_request is not None:
+                continue
+            user = issue.user
+            yield IssueSummary(issue.number, user.login if user is not None else "", issue.body or "",
+                               issue.html_url or "")

@@ -286,8 +286,9 @@ _PATTERNS_BY_EXT: Mapping[str, tuple[re.Pattern[str], ...]] = {
     "proto": _PROTO,
 }
 _NOT_NAMES = frozenset({"if", "for", "while", "switch", "return", "else", "do", "case", "sizeof", "catch", "new",
-                        "delete", "throw", "using", "namespace", "operator", "not", "and", "or", "in", "is", "constexpr",
-                        "__launch_bounds__", "__align__", "alignas", "decltype", "static_assert", "defined"})
+                        "delete", "throw", "using", "namespace", "operator", "not", "and", "or", "in", "is",
+                        "constexpr", "__launch_bounds__", "__align__", "alignas", "decltype", "static_assert",
+                        "defined"})
 
 
 def patterns_for(path: str | None) -> tuple[re.Pattern[str], ...]:

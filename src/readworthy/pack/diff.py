@@ -267,57 +267,78 @@ def _grow(
     st: _FileState, allowance: int, spend: _Spender, cut_last: bool = False,
     moves: Mapping[tuple[str, str], str] | None = None,
 ) -> None:
-    """Spend up to `allowance` tokens (in total) on this file: the whole patch if it fits, else hunks."""
+    """Spend up to `allowance` tokens (in total) on this file: the whole patch if it fits, else hunks.
+    `cut_last`: the final pass, where a hunk too long for what is left may be cut to fit."""
     room_now = min(allowance - st.tokens, spend.left)
     if st.full or room_now <= 0 or (st.gave_up_at is not None and room_now <= st.gave_up_at and not cut_last):
         return
     before = st.tokens
     patch = st.rank.change.patch or ""
-    if not spend.too_long(len(patch), min(allowance, st.tokens + spend.left)):
-        if st.whole_tokens is None:
-            st.whole_tokens = spend.count(st.header + "\n" + patch) + 1
-        whole = st.whole_tokens
-        if whole <= allowance and whole - st.tokens <= spend.left:
-            spend.used += whole - st.tokens
-            st.tokens, st.full = whole, True
-            return
-    if st.hunks is None:
-        st.hunks = [condense_hunk(h, moves) for h in split_hunks(patch)]
-        with_defs = [i for i, h in enumerate(st.hunks) if _has_definition(h, st.rank.names)]
-        st.order = with_defs + [i for i in range(len(st.hunks)) if i not in set(with_defs)]
+    if _take_whole(st, patch, allowance, spend):
+        return
+    hunks = _condensed_hunks(st, patch, moves)
     whole_failed = st.whole_tokens is not None
     for i in st.order:
         if i in st.chosen:
             continue
-        if whole_failed and not cut_last and len(st.hunks[i]) >= len(patch):
+        if whole_failed and not cut_last and len(hunks[i]) >= len(patch):
             continue  # the only hunk, uncondensed: it did not fit as the whole patch either
-        room = min(allowance - st.tokens, spend.left)
-        if i in st.hunk_tokens:
-            cost = st.hunk_tokens[i]
-        elif spend.too_long(len(st.hunks[i]), room) and not cut_last:
-            continue
-        else:
-            cost = st.hunk_tokens[i] = spend.count(st.hunks[i]) + 1
-        if cost >= room and not cut_last:
-            continue
-        if st.header_tokens is None:
-            st.header_tokens = spend.count(st.header + f"\n(condensed: {len(st.hunks)} of {len(st.hunks)} hunks)") + 1
-        header = 0 if st.chosen else st.header_tokens
-        room -= header
-        if cost > room:
-            if not cut_last or room < MIN_TRUNCATED_HUNK:
-                continue  # a later, smaller hunk may still fit
-            # too long for what is left: its beginning is still worth having (hunks with definitions
-            # come first, so this is usually where a new function starts)
-            st.hunks[i] = truncate_to_tokens(spend.counter, st.hunks[i], room - 1, "\n ... (hunk cut)")
-            cost = st.hunk_tokens[i] = spend.count(st.hunks[i]) + 1
-            if not st.hunks[i] or cost > room:
-                continue
-        st.chosen.add(i)
-        st.tokens += cost + header
-        spend.used += cost + header
+        _take_hunk(st, i, allowance, spend, cut_last)
     if st.tokens == before:
         st.gave_up_at = room_now
+
+
+def _take_whole(st: _FileState, patch: str, allowance: int, spend: _Spender) -> bool:
+    """Take the whole, uncondensed patch if it fits; True when taken."""
+    if spend.too_long(len(patch), min(allowance, st.tokens + spend.left)):
+        return False
+    if st.whole_tokens is None:
+        st.whole_tokens = spend.count(st.header + "\n" + patch) + 1
+    whole = st.whole_tokens
+    if whole <= allowance and whole - st.tokens <= spend.left:
+        spend.used += whole - st.tokens
+        st.tokens, st.full = whole, True
+        return True
+    return False
+
+
+def _condensed_hunks(st: _FileState, patch: str, moves: Mapping[tuple[str, str], str] | None) -> list[str]:
+    """The file's condensed hunks, computed once; `st.order` puts definition-carrying hunks first."""
+    if st.hunks is None:
+        st.hunks = [condense_hunk(h, moves) for h in split_hunks(patch)]
+        with_defs = [i for i, h in enumerate(st.hunks) if _has_definition(h, st.rank.names)]
+        st.order = with_defs + [i for i in range(len(st.hunks)) if i not in set(with_defs)]
+    return st.hunks
+
+
+def _take_hunk(st: _FileState, i: int, allowance: int, spend: _Spender, cut_last: bool) -> None:
+    """Add hunk `i` (and the file header, for the file's first hunk) if it fits the room left."""
+    hunks = st.hunks or []
+    room = min(allowance - st.tokens, spend.left)
+    if i in st.hunk_tokens:
+        cost = st.hunk_tokens[i]
+    elif spend.too_long(len(hunks[i]), room) and not cut_last:
+        return
+    else:
+        cost = st.hunk_tokens[i] = spend.count(hunks[i]) + 1
+    if cost >= room and not cut_last:
+        return
+    if st.header_tokens is None:
+        st.header_tokens = spend.count(st.header + f"\n(condensed: {len(hunks)} of {len(hunks)} hunks)") + 1
+    header = 0 if st.chosen else st.header_tokens
+    room -= header
+    if cost > room:
+        if not cut_last or room < MIN_TRUNCATED_HUNK:
+            return  # a later, smaller hunk may still fit
+        # too long for what is left: its beginning is still worth having (hunks with definitions
+        # come first, so this is usually where a new function starts)
+        hunks[i] = truncate_to_tokens(spend.counter, hunks[i], room - 1, "\n ... (hunk cut)")
+        cost = st.hunk_tokens[i] = spend.count(hunks[i]) + 1
+        if not hunks[i] or cost > room:
+            return
+    st.chosen.add(i)
+    st.tokens += cost + header
+    spend.used += cost + header
 
 
 def _has_definition(hunk: str, names: tuple[str, ...]) -> bool:

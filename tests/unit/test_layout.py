@@ -1,0 +1,146 @@
+"""The house rules of src/readworthy that a reader relies on, checked on the real code.
+
+- One door to GitHub: only three modules import PyGithub (or requests, its transport).
+- Only action.py talks to the Actions runner (annotations, groups, masks, outputs, `::` commands).
+- No module over 500 lines; no import circles between modules.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "readworthy"
+GITHUB_DOORS = {"gather/github_api.py", "gather/rest.py", "publish.py"}
+RUNNER_DOOR = "action.py"
+MAX_LINES = 500
+
+
+def modules() -> dict[str, ast.Module]:
+    return {p.relative_to(PACKAGE).as_posix(): ast.parse(p.read_text(encoding="utf-8"))
+            for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imported_roots(tree: ast.Module) -> set[str]:
+    """Top-level names of every absolute import in the module, wherever it is (also inside functions)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_the_scan_sees_the_real_package() -> None:
+    trees = modules()
+    assert GITHUB_DOORS <= set(trees) and RUNNER_DOOR in trees
+    assert "github" in imported_roots(trees["publish.py"]), "the scan must see publish.py's PyGithub import"
+
+
+def test_only_the_doors_import_pygithub() -> None:
+    offenders = {name for name, tree in modules().items()
+                 if {"github", "requests", "urllib3"} & imported_roots(tree)} - GITHUB_DOORS
+    assert not offenders, f"PyGithub is used outside the door modules {sorted(GITHUB_DOORS)}: {sorted(offenders)}"
+
+
+WORKFLOW_COMMAND = re.compile(r"^::[a-z][a-z-]*(::| )")  # `::warning::`, `::group::`, `::add-mask::` ...
+
+
+def _runner_commands(tree: ast.Module) -> list[str]:
+    """String constants that would be workflow commands if printed. (A bare `::` is our own
+    `path::symbol` separator, not a command.)"""
+    return [n.value for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and WORKFLOW_COMMAND.match(n.value)]
+
+
+def test_only_action_py_talks_to_the_runner() -> None:
+    for name, tree in modules().items():
+        if name == RUNNER_DOOR:
+            continue
+        assert "actions_toolkit" not in imported_roots(tree), f"{name} writes runner annotations; only action.py may"
+        assert not _runner_commands(tree), f"{name} prints workflow commands: {_runner_commands(tree)}"
+
+
+def test_no_module_is_over_500_lines() -> None:
+    sizes = {p.relative_to(PACKAGE).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+             for p in PACKAGE.rglob("*.py")}
+    big = {name: n for name, n in sizes.items() if n > MAX_LINES}
+    assert not big, f"split these modules (over {MAX_LINES} lines): {big}"
+
+
+def _module_name(path: str) -> str:
+    parts = path[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["readworthy", *parts])
+
+
+def _resolve(importer: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
+    """Absolute module names an ImportFrom refers to (a `from . import x` may name modules)."""
+    if node.level == 0:
+        base = node.module or ""
+    else:
+        parts = importer.split(".")
+        package = parts if is_package else parts[:-1]
+        package = package[: len(package) - (node.level - 1)]
+        base = ".".join(package + ([node.module] if node.module else []))
+    return [base] + [f"{base}.{alias.name}" for alias in node.names]
+
+
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    ids: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            ids |= {id(child) for child in ast.walk(node)}
+    return ids
+
+
+def import_graph() -> dict[str, set[str]]:
+    trees = modules()
+    names = {_module_name(path): path for path in trees}
+    graph: dict[str, set[str]] = {name: set() for name in names}
+    for name, path in names.items():
+        tree = trees[path]
+        skip = _type_checking_only(tree)
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                targets = _resolve(name, path.endswith("__init__.py"), node)
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            graph[name] |= {t for t in targets if t in names and t != name}
+    return graph
+
+
+def test_the_import_graph_is_read() -> None:
+    graph = import_graph()
+    assert "readworthy.publish" in graph["readworthy.review"]
+    assert "readworthy.gather.github_api" in graph["readworthy.gather.rest"]
+
+
+def test_no_import_circles() -> None:
+    graph = import_graph()
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    path: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt):] + [nxt]
+                pytest.fail("import circle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
