@@ -46,6 +46,7 @@ class Verdict:
     verdict: str
     reason: str = ""
     confidence: str = ""
+    analyzer: str = ""  # of a recorded `readworthy --format json` answer: "model" or "heuristic"
 
 
 @dataclass
@@ -60,6 +61,7 @@ class Agreement:
     disagreements: list[tuple[int, Verdict, Verdict]] = field(default_factory=list)
     unlabelled: list[int] = field(default_factory=list)  # answered, but no label
     unanswered: list[int] = field(default_factory=list)  # labelled, but no answer
+    answers: dict[int, Verdict] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
@@ -128,7 +130,8 @@ def _verdict_of(record: Mapping[str, object]) -> Verdict:
     reason = record.get("reason") or inner.get("reason") or ""
     if verdict not in VERDICTS:
         raise ValueError(f"verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
-    return Verdict(str(verdict), str(reason))
+    analyzer = record.get("analyzer")
+    return Verdict(str(verdict), str(reason), analyzer=analyzer if isinstance(analyzer, str) else "")
 
 
 def read_answers(path: Path) -> dict[int, Verdict]:
@@ -176,6 +179,7 @@ def agreement(name: str, labels: Mapping[int, Verdict], answers: Mapping[int, Ve
         disagreements=[(n, labels[n], answers[n]) for n in scored if n not in agree],
         unlabelled=sorted(n for n in answers if n not in labels),
         unanswered=sorted(n for n in labels if n not in answers),
+        answers=dict(answers),
     )
 
 
@@ -195,6 +199,10 @@ def report(result: Agreement) -> str:
     lines.append(f"  {'total':>11}" + "".join(f"{x:>11}" for x in column) + f"{len(result.scored):>8}")
     lines.append("  share of each verdict (given vs labels): " + ", ".join(
         f"{v} {result.shares[v]:.2f} vs {result.label_shares[v]:.2f}" for v in VERDICTS))
+    fallback = [n for n, a in result.answers.items() if a.analyzer == "heuristic"]
+    if fallback:
+        lines.append(f"  note: {len(fallback)} answers were written by the heuristic, not a model (no key?): "
+                     + ", ".join(map(str, sorted(fallback))))
     if result.unanswered:
         lines.append(f"  labelled but not answered ({len(result.unanswered)}): "
                      + ", ".join(map(str, result.unanswered)))

@@ -39,17 +39,22 @@ def test_answers_read_from_jsonl_and_from_concatenated_cli_json(tmp_path: Path) 
     lines.write_text('{"pr": 1, "verdict": "deep-read", "reason": "r1"}\n{"pr": "2", "verdict": "skip"}\n')
     assert vd.read_answers(lines) == {1: vd.Verdict("deep-read", "r1"), 2: vd.Verdict("skip", "")}
     # `readworthy local --patch ... --format json`: number 0, the PR number only in the commit subject
-    cli = {"verdict": "skim", "digest": {"verdict": "skim", "reason": "why"}, "number": 0,
+    cli = {"verdict": "skim", "digest": {"verdict": "skim", "reason": "why"}, "number": 0, "analyzer": "model",
            "title": "[Bugfix] Bound KV block zeroing launch geometry (#52058)"}
     other = {**cli, "title": "Something", "url": "https://github.com/o/r/pull/7"}
     recorded = tmp_path / "run.json"
     recorded.write_text(json.dumps(cli, indent=2) + "\n" + json.dumps(other, indent=2))
-    assert vd.read_answers(recorded) == {52058: vd.Verdict("skim", "why"), 7: vd.Verdict("skim", "why")}
+    model = vd.Verdict("skim", "why", analyzer="model")
+    assert vd.read_answers(recorded) == {52058: model, 7: model}
 
 
 def test_a_directory_of_answers_takes_the_number_from_the_file_name(tmp_path: Path) -> None:
-    (tmp_path / "53034.json").write_text(json.dumps({"verdict": "skim", "number": 0, "title": "no number"}))
-    assert vd.read_answers(tmp_path) == {53034: vd.Verdict("skim", "")}
+    (tmp_path / "53034.json").write_text(json.dumps({"verdict": "skim", "number": 0, "title": "no number",
+                                                     "analyzer": "heuristic"}))
+    answers = vd.read_answers(tmp_path)
+    assert answers == {53034: vd.Verdict("skim", "", analyzer="heuristic")}
+    labels = {53034: vd.Verdict("skim", "two-line overflow fix", "high")}
+    assert "1 answers were written by the heuristic" in vd.report(vd.agreement("dir", labels, answers))
 
 
 @pytest.mark.parametrize("record", [{"pr": 1, "verdict": "must-read"}, {"verdict": "skip", "title": "no number"}])
