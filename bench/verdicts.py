@@ -1,0 +1,251 @@
+"""Verdict agreement with the labelled vLLM PRs: the heuristic, and replayed model answers.
+
+    .venv/bin/python bench/verdicts.py [--fixtures ../shared/fixtures/vllm] [--answers FILE ...] [--no-heuristic]
+
+For each source of verdicts: agreement with labels.jsonl (share of PRs whose verdict equals the
+label, also on the high-confidence labels alone), a 3x3 confusion matrix (rows: label, columns:
+verdict given), the share of each verdict next to the labels' shares, and every disagreement with
+the label's reason and the source's reason.
+
+Sources:
+  heuristic     readworthy's heuristic on each fixture's diff, built the way `readworthy local --patch`
+                builds it (no description, discussion or issues: the fixtures have none).
+  --answers F   recorded answers, so a person with a model key records them once and re-scores them
+                for free: JSON Lines (or a JSON array) of {"pr": N, "verdict": "...", "reason": "..."}; or the output of
+                `readworthy local --patch <fixture>/diff.patch --format json`, one after another in a
+                file (pretty-printed objects are fine); or a directory of such files named <pr>.json.
+                The PR number is taken from "pr", else a non-zero "number", else the "(#N)" at the end
+                of "title" or the "/pull/N" of "url", else a directory file's name.
+Answers for PRs that have no label, and labels with no answer, are counted and named, not scored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# readworthy, only through these entry points (one place to re-point when modules move)
+from readworthy.analyze.heuristic import heuristic_digest
+from readworthy.gather.local import LocalSource, context_from_source
+from readworthy.models import Coverage
+
+DEFAULT_FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "vllm"
+VERDICTS = ("deep-read", "skim", "skip")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A verdict with its one-line reason: a label, or an answer to score."""
+
+    verdict: str
+    reason: str = ""
+    confidence: str = ""
+    analyzer: str = ""  # of a recorded `readworthy --format json` answer: "model" or "heuristic"
+
+
+@dataclass
+class Agreement:
+    name: str
+    scored: list[int]
+    agree: list[int]
+    matrix: dict[tuple[str, str], int]  # (label, given) -> count
+    shares: dict[str, float]  # of the verdicts given, on the scored PRs
+    label_shares: dict[str, float]
+    high_confidence: tuple[int, int]  # (agreeing, scored) among labels of confidence "high"
+    disagreements: list[tuple[int, Verdict, Verdict]] = field(default_factory=list)
+    unlabelled: list[int] = field(default_factory=list)  # answered, but no label
+    unanswered: list[int] = field(default_factory=list)  # labelled, but no answer
+    answers: dict[int, Verdict] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return len(self.agree) / len(self.scored) if self.scored else 0.0
+
+
+# --------------------------------------------------------------------------- labels and answers
+
+
+def load_labels(path: Path) -> dict[int, Verdict]:
+    labels = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            entry = json.loads(line)
+            labels[int(entry["pr"])] = Verdict(entry["verdict"], entry.get("reason", ""), entry.get("confidence", ""))
+    return labels
+
+
+def heuristic_answers(fixtures: Path, numbers: Sequence[int], language: str = "en") -> dict[int, Verdict]:
+    """The heuristic's verdict for each fixture, from its diff as `readworthy local --patch` reads it."""
+    out = {}
+    for number in numbers:
+        patch = fixtures / str(number) / "diff.patch"
+        if not patch.is_file():
+            continue
+        ctx = context_from_source(LocalSource(patch=str(patch)))
+        digest = heuristic_digest(ctx, Coverage(), language)
+        out[number] = Verdict(digest.verdict.value, digest.reason)
+    return out
+
+
+def _json_objects(text: str) -> Iterator[dict[str, object]]:
+    """Every top-level JSON object in `text`: JSON Lines and concatenated pretty-printed objects alike."""
+    decoder = json.JSONDecoder()
+    i = 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return
+        obj, i = decoder.raw_decode(text, i)
+        for item in obj if isinstance(obj, list) else [obj]:  # a JSON array of answers is fine too
+            if not isinstance(item, dict):
+                raise TypeError(f"expected a JSON object, got {type(item).__name__}")
+            yield item
+
+
+def _number_of(record: Mapping[str, object], fallback: str = "") -> int | None:
+    for key in ("pr", "number"):
+        value = record.get(key)
+        if isinstance(value, int) and value > 0 or isinstance(value, str) and value.isdigit():
+            return int(value)
+    title = record.get("title")
+    if isinstance(title, str) and (m := re.search(r"\(#(\d+)\)\s*$", title)):
+        return int(m.group(1))
+    url = record.get("url")
+    if isinstance(url, str) and (m := re.search(r"/pull/(\d+)", url)):
+        return int(m.group(1))
+    return int(fallback) if fallback.isdigit() else None
+
+
+def _verdict_of(record: Mapping[str, object]) -> Verdict:
+    digest = record.get("digest")
+    inner = digest if isinstance(digest, dict) else {}
+    verdict = record.get("verdict") or inner.get("verdict")
+    reason = record.get("reason") or inner.get("reason") or ""
+    if verdict not in VERDICTS:
+        raise ValueError(f"verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
+    analyzer = record.get("analyzer")
+    return Verdict(str(verdict), str(reason), analyzer=analyzer if isinstance(analyzer, str) else "")
+
+
+def read_answers(path: Path) -> dict[int, Verdict]:
+    """Recorded answers by PR number (see the module docstring for the accepted shapes)."""
+    files = sorted(path.glob("*.json*")) if path.is_dir() else [path]
+    answers: dict[int, Verdict] = {}
+    for file in files:
+        for k, record in enumerate(_json_objects(file.read_text(encoding="utf-8"))):
+            number = _number_of(record, file.stem if path.is_dir() else "")
+            if number is None:
+                raise ValueError(f"{file}: answer #{k + 1} names no PR (no pr, number, '(#N)' title or url)")
+            try:
+                answer = _verdict_of(record)
+            except ValueError as exc:
+                raise ValueError(f"{file}: answer for #{number}: {exc}") from None
+            if number in answers and answers[number] != answer:
+                print(f"note: {file}: a later answer for #{number} replaces an earlier one", file=sys.stderr)
+            answers[number] = answer
+    return answers
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def agreement(name: str, labels: Mapping[int, Verdict], answers: Mapping[int, Verdict]) -> Agreement:
+    """Pure scoring of answers against labels, on the PRs that have both. A later `--memory` mode (issue
+    17) calls this on one half of the labels, with answers made with and without corrections learned
+    from the other half, and on a shuffled control."""
+    scored = sorted(n for n in answers if n in labels)
+    matrix = {(a, b): 0 for a in VERDICTS for b in VERDICTS}
+    for n in scored:
+        matrix[(labels[n].verdict, answers[n].verdict)] += 1
+    given = Counter(answers[n].verdict for n in scored)
+    wanted = Counter(labels[n].verdict for n in scored)
+    high = [n for n in scored if labels[n].confidence == "high"]
+    agree = [n for n in scored if labels[n].verdict == answers[n].verdict]
+    return Agreement(
+        name=name,
+        scored=scored,
+        agree=agree,
+        matrix=matrix,
+        shares={v: given[v] / len(scored) if scored else 0.0 for v in VERDICTS},
+        label_shares={v: wanted[v] / len(scored) if scored else 0.0 for v in VERDICTS},
+        high_confidence=(sum(1 for n in high if n in agree), len(high)),
+        disagreements=[(n, labels[n], answers[n]) for n in scored if n not in agree],
+        unlabelled=sorted(n for n in answers if n not in labels),
+        unanswered=sorted(n for n in labels if n not in answers),
+        answers=dict(answers),
+    )
+
+
+def report(result: Agreement) -> str:
+    lines = [f"== {result.name}"]
+    if not result.scored:
+        return "\n".join(lines + ["  nothing to score: no answer has a label"])
+    hi_agree, hi_total = result.high_confidence
+    lines.append(f"  agreement: {len(result.agree)}/{len(result.scored)} = {result.rate:.2f}"
+                 + (f"; on high-confidence labels {hi_agree}/{hi_total} = {hi_agree / hi_total:.2f}" if hi_total else ""))
+    lines.append("  confusion (rows: label, columns: given)")
+    lines.append(f"  {'':>11}" + "".join(f"{v:>11}" for v in VERDICTS) + f"{'total':>8}")
+    for wanted in VERDICTS:
+        row = [result.matrix[(wanted, given)] for given in VERDICTS]
+        lines.append(f"  {wanted:>11}" + "".join(f"{x:>11}" for x in row) + f"{sum(row):>8}")
+    column = [sum(result.matrix[(wanted, given)] for wanted in VERDICTS) for given in VERDICTS]
+    lines.append(f"  {'total':>11}" + "".join(f"{x:>11}" for x in column) + f"{len(result.scored):>8}")
+    lines.append("  share of each verdict (given vs labels): " + ", ".join(
+        f"{v} {result.shares[v]:.2f} vs {result.label_shares[v]:.2f}" for v in VERDICTS))
+    fallback = [n for n, a in result.answers.items() if a.analyzer == "heuristic"]
+    if fallback:
+        lines.append(f"  note: {len(fallback)} answers were written by the heuristic, not a model (no key?): "
+                     + ", ".join(map(str, sorted(fallback))))
+    if result.unanswered:
+        lines.append(f"  labelled but not answered ({len(result.unanswered)}): "
+                     + ", ".join(map(str, result.unanswered)))
+    if result.unlabelled:
+        lines.append(f"  answered but not labelled ({len(result.unlabelled)}): "
+                     + ", ".join(map(str, result.unlabelled)))
+    lines.append(f"  disagreements ({len(result.disagreements)}):")
+    for number, label, given in result.disagreements:
+        lines.append(f"    #{number}: label {label.verdict} ({label.confidence or '?'}), {result.name} {given.verdict}")
+        lines.append(f"      label:  {label.reason}")
+        lines.append(f"      {result.name}: {given.reason or '(no reason given)'}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES)
+    parser.add_argument("--answers", type=Path, action="append", default=[], metavar="FILE",
+                        help="recorded answers to score (repeatable)")
+    parser.add_argument("--no-heuristic", action="store_true", help="score only the --answers files")
+    parser.add_argument("--language", default="en", choices=("en", "zh-CN"))
+    args = parser.parse_args(argv)
+    labels_file = args.fixtures / "labels.jsonl"
+    if not labels_file.is_file():
+        print(f"labels not found at {labels_file}", file=sys.stderr)
+        return 2
+    labels = load_labels(labels_file)
+    print(f"{len(labels)} labelled PRs: " + ", ".join(
+        f"{v} {sum(1 for x in labels.values() if x.verdict == v)}" for v in VERDICTS))
+    results = []
+    if not args.no_heuristic:
+        results.append(agreement("heuristic", labels, heuristic_answers(args.fixtures, sorted(labels), args.language)))
+    for path in args.answers:
+        try:
+            results.append(agreement(path.name, labels, read_answers(path)))
+        except (OSError, TypeError, ValueError) as exc:
+            print(f"cannot read answers {path}: {exc}", file=sys.stderr)
+            return 2
+    for result in results:
+        print()
+        print(report(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,73 @@
+"""bench/verdicts.py: reading recorded answers, and scoring them against labels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from bench_modules import load_bench
+
+vd = load_bench("verdicts")
+
+LABELS = {
+    1: vd.Verdict("deep-read", "a pattern", "high"),
+    2: vd.Verdict("skim", "one idea", "medium"),
+    3: vd.Verdict("skip", "a pin", "high"),
+    4: vd.Verdict("skip", "a lock file", "medium"),
+}
+
+
+def test_agreement_matrix_shares_and_disagreements() -> None:
+    answers = {1: vd.Verdict("skim", "small"), 2: vd.Verdict("skim"), 3: vd.Verdict("skip"), 9: vd.Verdict("skip")}
+    result = vd.agreement("model", LABELS, answers)
+    assert result.scored == [1, 2, 3]
+    assert result.agree == [2, 3]
+    assert result.rate == pytest.approx(2 / 3)
+    assert result.matrix[("deep-read", "skim")] == 1 and result.matrix[("skim", "skim")] == 1
+    assert sum(result.matrix.values()) == 3
+    assert result.shares == {"deep-read": 0.0, "skim": pytest.approx(2 / 3), "skip": pytest.approx(1 / 3)}
+    assert result.high_confidence == (1, 2)
+    assert [(n, label.verdict, given.verdict) for n, label, given in result.disagreements] == [(1, "deep-read", "skim")]
+    assert result.unanswered == [4] and result.unlabelled == [9]
+    text = vd.report(result)
+    assert "2/3 = 0.67" in text and "#1: label deep-read" in text and "a pattern" in text and "small" in text
+
+
+def test_answers_read_from_jsonl_and_from_concatenated_cli_json(tmp_path: Path) -> None:
+    lines = tmp_path / "answers.jsonl"
+    lines.write_text('{"pr": 1, "verdict": "deep-read", "reason": "r1"}\n{"pr": "2", "verdict": "skip"}\n')
+    assert vd.read_answers(lines) == {1: vd.Verdict("deep-read", "r1"), 2: vd.Verdict("skip", "")}
+    # `readworthy local --patch ... --format json`: number 0, the PR number only in the commit subject
+    cli = {"verdict": "skim", "digest": {"verdict": "skim", "reason": "why"}, "number": 0, "analyzer": "model",
+           "title": "[Bugfix] Bound KV block zeroing launch geometry (#52058)"}
+    other = {**cli, "title": "Something", "url": "https://github.com/o/r/pull/7"}
+    recorded = tmp_path / "run.json"
+    recorded.write_text(json.dumps(cli, indent=2) + "\n" + json.dumps(other, indent=2))
+    model = vd.Verdict("skim", "why", analyzer="model")
+    assert vd.read_answers(recorded) == {52058: model, 7: model}
+
+
+def test_a_directory_of_answers_takes_the_number_from_the_file_name(tmp_path: Path) -> None:
+    (tmp_path / "53034.json").write_text(json.dumps({"verdict": "skim", "number": 0, "title": "no number",
+                                                     "analyzer": "heuristic"}))
+    answers = vd.read_answers(tmp_path)
+    assert answers == {53034: vd.Verdict("skim", "", analyzer="heuristic")}
+    labels = {53034: vd.Verdict("skim", "two-line overflow fix", "high")}
+    assert "1 answers were written by the heuristic" in vd.report(vd.agreement("dir", labels, answers))
+
+
+@pytest.mark.parametrize("record", [{"pr": 1, "verdict": "must-read"}, {"verdict": "skip", "title": "no number"}])
+def test_bad_answers_are_refused_with_the_file_named(tmp_path: Path, record: dict[str, object]) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(record))
+    with pytest.raises(ValueError, match="bad.jsonl"):
+        vd.read_answers(path)
+
+
+def test_heuristic_scores_every_labelled_fixture(vllm_fixtures: Path) -> None:
+    labels = vd.load_labels(vllm_fixtures / "labels.jsonl")
+    answers = vd.heuristic_answers(vllm_fixtures, sorted(labels))
+    result = vd.agreement("heuristic", labels, answers)
+    assert result.scored == sorted(labels) and not result.unanswered
+    assert len(result.agree) + len(result.disagreements) == len(labels)
