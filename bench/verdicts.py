@@ -17,6 +17,21 @@ Sources:
                 The PR number is taken from "pr", else a non-zero "number", else the "(#N)" at the end
                 of "title" or the "/pull/N" of "url", else a directory file's name.
 Answers for PRs that have no label, and labels with no answer, are counted and named, not scored.
+
+Recording model answers once (costs one model call per fixture), then re-scoring them for free:
+
+    export OPENAI_API_KEY=...            # and OPENAI_BASE_URL for another OpenAI-compatible endpoint
+    F=../shared/fixtures/vllm; mkdir -p answers
+    for d in "$F"/[0-9]*/; do n=$(basename "$d")
+      title=$(.venv/bin/python -c 'import json,sys; print(json.load(open(sys.argv[1]))["title"])' "$d/meta.json")
+      .venv/bin/readworthy local --patch "$d/diff.patch" --title "$title" --format json > "answers/$n.json"
+    done
+    .venv/bin/python bench/verdicts.py --answers answers/      # re-run this as often as you like
+
+Add `--model M` (and `--budget N`) to record another model or budget into another directory, and pass
+several `--answers` to compare them. Record again whenever PROMPT_VERSION changes: the answers were
+made with the prompt of their day. A run without a usable key writes heuristic answers (their
+"analyzer" says so), and the report names them.
 """
 
 from __future__ import annotations

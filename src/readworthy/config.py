@@ -27,6 +27,48 @@ LANGUAGES = ("en", "zh-CN")
 Language = Literal["en", "zh-CN"]
 
 
+TASTE_GUIDANCE_MAX_CHARS = 1_500  # "a few sentences"
+TASTE_REASON_MAX_CHARS = 240  # one line
+TASTE_EXAMPLES_MAX = 12
+
+
+class TasteExample(BaseModel):
+    """One of the repository's own PRs with the verdict its maintainers gave it, and why in one line."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    pr: int = Field(ge=1)
+    verdict: Literal["deep-read", "skim", "skip"]
+    reason: str = Field(min_length=1, max_length=TASTE_REASON_MAX_CHARS)
+
+    @field_validator("reason")
+    @classmethod
+    def _one_line(cls, v: str) -> str:
+        line = " ".join(v.split())
+        if not line:
+            raise ValueError("reason must not be blank")
+        return line
+
+
+class Taste(BaseModel):
+    """The repository's own reading taste, shown to the model after the default rubric (pack/taste.py
+    renders it, fenced, inside at most TASTE_MAX_TOKENS of the budget)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    guidance: str = Field(default="", max_length=TASTE_GUIDANCE_MAX_CHARS)
+    examples: list[TasteExample] = Field(default_factory=list, max_length=TASTE_EXAMPLES_MAX)
+
+    @field_validator("guidance")
+    @classmethod
+    def _trimmed(cls, v: str) -> str:
+        return v.strip()
+
+    @property
+    def empty(self) -> bool:
+        return not self.guidance and not self.examples
+
+
 class RepoConfig(BaseModel):
     """What `.github/readworthy.yml` may set. Unknown keys are an error (typos must not pass silently)."""
 
@@ -49,6 +91,8 @@ class RepoConfig(BaseModel):
     include_bots: bool = False
     verdict_labels: bool | None = None
     section_shares: dict[str, float] = Field(default_factory=dict)
+    # the team's own taste: a few sentences and labelled examples of its PRs, after the default rubric
+    taste: Taste = Field(default_factory=Taste)
 
 
 class Settings(BaseModel):

@@ -101,6 +101,8 @@ def input_hash(ctx: PRContext, settings: Settings) -> str:
             h.update(data)
 
     put("v1", PROMPT_VERSION, settings.model, settings.language, settings.budget)
+    if not settings.repo_config.taste.empty:  # the team's taste shapes the verdict: a new one re-analyses
+        put("taste", settings.repo_config.taste.model_dump_json())
     put(ctx.title, ctx.body)
     for commit in ctx.commits:
         put("commit", commit.message)

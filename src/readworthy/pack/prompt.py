@@ -38,6 +38,7 @@ from .index import compact_index_tokens, render_file_list
 from .material import input_hash, prepare_material
 from .prose import SectionText, render_commits, render_discussion, render_linked_issues, render_pr
 from .rank import RankedFile, rank_files
+from .taste import render_taste, taste_limit
 from .tokens import TokenCounter, get_token_counter, truncate_to_tokens
 
 SECTIONS = ("pr", "commits", "linked_issues", "discussion", "files", "diff")
@@ -72,8 +73,10 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
     ranked = rank_files(clean.files, Classifier(settings.repo_config.file_kinds))
     shares = section_shares(settings.repo_config.section_shares)
 
+    # the repository's own taste goes into the instructions; it is bounded and counted like the rest
+    taste = render_taste(settings.repo_config.taste, taste_limit(settings.budget), counter)
     # instructions plus the fences of all six sections, each holding one character
-    fixed = messages_tokens(build_messages(dict.fromkeys(SECTIONS, "x"), settings.language), counter)
+    fixed = messages_tokens(build_messages(dict.fromkeys(SECTIONS, "x"), settings.language, taste), counter)
     room = settings.budget - fixed - SECTION_SLACK_TOKENS * len(SECTIONS)
     if room < MIN_CONTENT_TOKENS:
         raise ConfigError(
@@ -85,7 +88,7 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
     rendered = renderer.render_all(room, shares)
     sections, diff = rendered.sections, rendered.diff
 
-    messages = build_messages(sections, settings.language)
+    messages = build_messages(sections, settings.language, taste)
     total = messages_tokens(messages, counter)
     diff_limit = diff.limit
     for _ in range(4):  # piecewise counts drift a little from the exact total; shrink the diff to fit
@@ -95,10 +98,10 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
         diff_limit = max(0, diff_limit - (total - settings.budget) - 16 - diff_limit // 50)
         diff = renderer.diff(diff_limit)
         sections = {**sections, "diff": diff.text, "files": renderer.files(diff, rendered.files_limit)}
-        messages = build_messages(sections, settings.language)
+        messages = build_messages(sections, settings.language, taste)
         total = messages_tokens(messages, counter)
     if total > settings.budget:
-        sections, messages, total = _trim_until_fits(sections, settings, counter, total)
+        sections, messages, total = _trim_until_fits(sections, settings, counter, total, taste)
 
     coverage = _coverage(ctx, ranked, diff, material.secrets, sections, rendered.items)
     return Prompt(
@@ -258,7 +261,7 @@ class _Renderer:
 
 
 def _trim_until_fits(
-    sections: dict[str, str], settings: Settings, counter: TokenCounter, total: int
+    sections: dict[str, str], settings: Settings, counter: TokenCounter, total: int, taste: str
 ) -> tuple[dict[str, str], list[Message], int]:
     """Last resort: cut the largest section by the overflow until the messages fit."""
     sections = dict(sections)
@@ -273,9 +276,9 @@ def _trim_until_fits(
         sections[name] = truncate_to_tokens(counter, sections[name], max(0, size - over - 8))
         if not sections[name]:
             del sections[name]
-        messages = build_messages(sections, settings.language)
+        messages = build_messages(sections, settings.language, taste)
         total = messages_tokens(messages, counter)
-    messages = build_messages(sections, settings.language)
+    messages = build_messages(sections, settings.language, taste)
     total = messages_tokens(messages, counter)
     if total > settings.budget:
         raise ConfigError(

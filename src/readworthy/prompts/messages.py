@@ -9,7 +9,11 @@ it occurs in none of the sections, so PR text cannot contain (let alone forge) t
 closing line. It is deterministic on purpose: the packer renders the messages
 repeatedly to count tokens, and the same input must give the same prompt (and hash).
 
-Interface used by pack.py: build_messages(sections, language) -> list[Message].
+A repository's own taste (`.github/readworthy.yml` `taste`, rendered and bounded by the packer)
+goes into the system message after the default rubric, fenced the same way: the token is derived
+from it too and occurs in it nowhere.
+
+Interface used by pack.py: build_messages(sections, language, taste="") -> list[Message].
 Bump PROMPT_VERSION whenever a template or the field guide changes: it goes into
 the comment state, so stored analyses made with an older prompt can be told apart.
 """
@@ -25,7 +29,7 @@ import jinja2
 from ..models import Message
 from .schema import FIELD_GUIDE
 
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 SECTION_ORDER = ("pr", "commits", "linked_issues", "discussion", "files", "diff")
 SECTION_LABELS = {
     "pr": "pull request title and description",
@@ -46,31 +50,36 @@ _ENV = jinja2.Environment(
 )
 
 
-def fence_token(sections: Mapping[str, str]) -> str:
-    """A token that occurs in none of the sections, derived from their content."""
+def fence_token(sections: Mapping[str, str], taste: str = "") -> str:
+    """A token that occurs in none of the sections (nor in the repository's taste), derived from them."""
     digest = hashlib.sha256(PROMPT_VERSION.encode())
     for key in SECTION_ORDER:
         text = sections.get(key, "")
         if text.strip():  # blank sections are not rendered, so they must not change the token either
             digest.update(b"\x00" + key.encode() + b"\x00" + text.strip("\n").encode("utf-8", "replace"))
+    if taste.strip():
+        digest.update(b"\x00taste\x00" + taste.strip("\n").encode("utf-8", "replace"))
     seed = digest.hexdigest()
+    texts = [*sections.values(), taste]
     for attempt in range(1000):
         token = "RW-" + hashlib.sha256(f"{seed}:{attempt}".encode()).hexdigest()[:12]
-        if not any(token in text for text in sections.values()):
+        if not any(token in text for text in texts):
             return token
     raise RuntimeError("could not find a fence token absent from the material")  # 1000 collisions: impossible
 
 
-def build_messages(sections: Mapping[str, str], language: str) -> list[Message]:
-    """The system and user messages for one PR. Unknown section keys are a caller bug."""
+def build_messages(sections: Mapping[str, str], language: str, taste: str = "") -> list[Message]:
+    """The system and user messages for one PR. Unknown section keys are a caller bug. `taste`: the
+    repository's own guidance and examples, already rendered and bounded (pack/taste.py)."""
     unknown = set(sections) - set(SECTION_ORDER)
     if unknown:
         raise ValueError(f"unknown prompt sections: {sorted(unknown)} (known: {', '.join(SECTION_ORDER)})")
     if language not in LANGUAGE_NAMES:
         raise ValueError(f"unsupported language {language!r} (supported: {', '.join(LANGUAGE_NAMES)})")
     language_name = LANGUAGE_NAMES[language]
+    nonce = fence_token(sections, taste)
     system = _ENV.get_template("system.j2").render(
-        fields=FIELD_GUIDE, language=language, language_name=language_name
+        fields=FIELD_GUIDE, language=language, language_name=language_name, taste=taste.strip("\n"), nonce=nonce
     )
     present = [
         {"name": key, "label": SECTION_LABELS[key], "text": sections[key].strip("\n")}
@@ -79,6 +88,6 @@ def build_messages(sections: Mapping[str, str], language: str) -> list[Message]:
     ]
     missing = [SECTION_LABELS[key] for key in SECTION_ORDER if not sections.get(key, "").strip()]
     user = _ENV.get_template("user.j2").render(
-        sections=present, missing=missing, nonce=fence_token(sections), language_name=language_name
+        sections=present, missing=missing, nonce=nonce, language_name=language_name
     )
     return [Message(role="system", content=system.strip()), Message(role="user", content=user.strip())]

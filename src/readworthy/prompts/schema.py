@@ -34,12 +34,20 @@ class FieldGuide:
 
 
 FIELD_GUIDE: tuple[FieldGuide, ...] = (
-    FieldGuide("verdict", '"deep-read" | "skim" | "skip"', "reading value for an engineer of this repository."),
-    FieldGuide("reason", "string", "one sentence: why this verdict (what there is to learn, or why nothing)."),
+    FieldGuide(
+        "verdict", '"deep-read" | "skim" | "skip"',
+        "by the rule of thumb above: an engineer would copy or extend this code (deep-read), borrow one idea "
+        "from it (skim), or take nothing from it (skip); judged by what the change does, not its size or title.",
+    ),
+    FieldGuide(
+        "reason", "string",
+        "one sentence: what carries over (the pattern, mechanism or lesson), or why nothing does.",
+    ),
     FieldGuide("headline", "string", "what the PR does, in the reader's words; do not copy the PR title."),
     FieldGuide(
         "audience", "list of strings",
-        "who should read it: teams or areas (from the owners/areas given, or the code areas touched); no @.",
+        "who should read it: the owners of which areas (from the owners/areas given, or the code areas "
+        "touched); no @.",
     ),
     FieldGuide(
         "decisions", "list of {title, explanation, references}",
@@ -48,7 +56,8 @@ FIELD_GUIDE: tuple[FieldGuide, ...] = (
     ),
     FieldGuide(
         "start_reading", "list of strings",
-        "where to start reading, in order: paths or path::Symbol from this PR.",
+        "where to start reading, in order: paths or path::Symbol from this PR (the function to copy or extend "
+        "first, then the test that exercises it).",
     ),
     FieldGuide(
         "discussion", "string",
@@ -58,7 +67,10 @@ FIELD_GUIDE: tuple[FieldGuide, ...] = (
         "linked_issue_findings", "list of strings",
         "what the linked issues established (root cause, measurements); empty if none were given.",
     ),
-    FieldGuide("open_items", "list of strings", "follow-ups and open questions stated in the material."),
+    FieldGuide(
+        "open_items", "list of strings",
+        "follow-ups, open questions and things to confirm that the material states.",
+    ),
     FieldGuide("related", "list of integers", "issue/PR numbers from the material that a reader should open."),
 )
 
