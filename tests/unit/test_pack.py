@@ -24,7 +24,7 @@ from readworthy.models import (
     ReviewThread,
     ThreadComment,
 )
-from readworthy.pack.diff import condense_hunk, find_moves
+from readworthy.pack.hunks import condense_hunk, find_moves
 from readworthy.pack.prompt import allocate, messages_tokens, pack_prompt, section_shares
 from readworthy.pack.tokens import estimating_counter, get_token_counter
 
@@ -201,7 +201,8 @@ def test_huge_pr_file_list_folds_into_directory_groups_that_account_for_every_fi
 
 def test_a_repeated_edit_too_long_for_full_lines_lists_every_path_on_one_compact_line() -> None:
     ctx = noisy_context()
-    prompt = pack_prompt(ctx, Settings(budget=4_000))  # 200 full lines alone would take ~2.8k
+    # 200 full lines alone would take ~2.8k; at 6.5k the index gets ~2k (code first, then naming)
+    prompt = pack_prompt(ctx, Settings(budget=6_500))
     files_section = re.search(r"files>>>.*?<<<END", prompt.messages[-1].content, re.DOTALL)
     assert files_section is not None
     text = files_section.group(0)
@@ -214,20 +215,30 @@ def test_a_repeated_edit_too_long_for_full_lines_lists_every_path_on_one_compact
         path = f"rust/src/mod{i}/lib.rs"
         assert path in on_line or f"\nM {path} [source]" in text, path
     assert "more files, grouped" not in text
-    assert prompt.tokens <= 4_000
+    assert prompt.tokens <= 6_500
 
 
-def test_compact_index_names_every_file_and_definition_before_folding_any() -> None:
-    # 100 modules of 6 functions: full lines for all do not fit 8k, compact lines do
+def test_index_names_every_file_and_keeps_the_top_files_names_before_folding_any() -> None:
+    # 100 modules of 6 functions: at 8k the diff shows the top modules, the index names every file
+    # (the top ones with the names they define, the rest by path); at 24k every definition is named
     files = [added_file(f"pkg/area{i % 9}/mod_{i}.py", python_module(f"m{i}", 6, body_lines=1)) for i in range(100)]
-    prompt = pack_prompt(PRContext(title="t", files=files, changed_files=len(files)), Settings(budget=8_000))
+    ctx = PRContext(title="t", files=files, changed_files=len(files))
+    prompt = pack_prompt(ctx, Settings(budget=8_000))
     text = prompt_text(prompt)
-    assert "(compact from here" in text and "more files, grouped" not in text
+    assert "more files, grouped" not in text
     for f in files:
         assert re.search(rf"(?<![\w/]){re.escape(f.path)}(?![\w/])", text), f.path
+    index = text[text.index("files>>>"):text.index("diff>>>")]
+    with_names = re.findall(r"^A (\S+?)[~=]?: ", index, re.MULTILINE)
+    assert with_names and "(paths only from here" in index
+    assert index.index(f"{with_names[-1]}") < index.index("(paths only from here")
+    for path in with_names:  # a file named with its names: all its definitions are in the prompt
+        i = int(path.rsplit("_", 1)[1].split(".")[0])
+        assert all(re.search(rf"\bm{i}_step_{j}\b", text) for j in range(6)), path
+    assert prompt.coverage.files_full >= 10 and prompt.tokens <= 8_000
+    roomy = prompt_text(pack_prompt(ctx, Settings(budget=24_000)))
     for i in range(100):
-        assert all(re.search(rf"\bm{i}_step_{j}\b", text) for j in range(6)), i
-    assert prompt.tokens <= 8_000
+        assert all(re.search(rf"\bm{i}_step_{j}\b", roomy) for j in range(6)), i
 
 
 def test_files_beyond_the_github_cap_are_reported() -> None:

@@ -276,6 +276,22 @@ _C = (
                r"\((?:\s*$|\s*(?:void\s*)?\)\s*(?:const\s*)?(?:\{.*)?$|\s*(?:const\s+)?[A-Za-z_][\w:<>,]*[\s*&]+[A-Za-z_]\w*[^;]*$)"),
 )
 _PROTO = (re.compile(r"^\s*(?:message|service|rpc|enum)\s+(?P<name>[A-Za-z_]\w*)"),)
+# Build and CI code carries designs too (a cache keyed on its inputs, a stage others copy): its
+# functions, stages, targets and blocks are definitions like any other.
+_SHELL = (
+    re.compile(r"^\s*(?:function\s+)?(?P<name>[A-Za-z_][\w:.-]*)\s*\(\)\s*(?:\{.*)?$"),
+    re.compile(r"^\s*function\s+(?P<name>[A-Za-z_][\w:.-]*)\s*(?:\{.*)?$"),
+)
+_DOCKER = (re.compile(r"^FROM\s+(?:--\S+\s+)*\S+\s+AS\s+(?P<name>[\w.${}-]+)\s*$", re.IGNORECASE),)
+_HCL = (  # Terraform / docker buildx bake / Nomad blocks: kind "name" {
+    re.compile(r'^\s*(?:target|group|function|variable|resource|data|module|output|job|task|provider)\s+'
+               r'(?:"[^"]*"\s+)?"(?P<name>[^"]+)"\s*\{'),
+)
+_CMAKE = (
+    re.compile(r"^\s*(?:function|macro|add_library|add_executable|add_custom_target)\s*\(\s*(?P<name>[\w.${}-]+)",
+               re.IGNORECASE),
+)
+_MAKE = (re.compile(r"^(?P<name>[A-Za-z_][\w.-]*)\s*:(?![=:])"),)
 _ALL = _PY + _RUST + _GO + _JS + _C + _PROTO
 _PATTERNS_BY_EXT: Mapping[str, tuple[re.Pattern[str], ...]] = {
     **dict.fromkeys(("py", "pyi", "pyx"), _PY),
@@ -284,7 +300,18 @@ _PATTERNS_BY_EXT: Mapping[str, tuple[re.Pattern[str], ...]] = {
     **dict.fromkeys(("js", "jsx", "ts", "tsx", "mjs", "cjs"), _JS),
     **dict.fromkeys(("c", "cc", "cpp", "cxx", "h", "hh", "hpp", "cu", "cuh", "hip", "cl", "metal", "m", "mm"), _C),
     "proto": _PROTO,
+    **dict.fromkeys(("sh", "bash", "zsh"), _SHELL),
+    **dict.fromkeys(("hcl", "tf"), _HCL),
+    "cmake": _CMAKE,
+    "mk": _MAKE,
+    **dict.fromkeys(("dockerfile", "containerfile"), _DOCKER),
 }
+# Files whose name, not extension, gives the language (Dockerfile.rocm is a Dockerfile)
+_PATTERNS_BY_NAME: tuple[tuple[re.Pattern[str], tuple[re.Pattern[str], ...]], ...] = (
+    (re.compile(r"(?:Dockerfile|Containerfile)(?:\..*)?", re.IGNORECASE), _DOCKER),
+    (re.compile(r"CMakeLists\.txt"), _CMAKE),
+    (re.compile(r"(?:GNU)?[Mm]akefile"), _MAKE),
+)
 _NOT_NAMES = frozenset({"if", "for", "while", "switch", "return", "else", "do", "case", "sizeof", "catch", "new",
                         "delete", "throw", "using", "namespace", "operator", "not", "and", "or", "in", "is",
                         "constexpr", "__launch_bounds__", "__align__", "alignas", "decltype", "static_assert",
@@ -293,9 +320,15 @@ _NOT_NAMES = frozenset({"if", "for", "while", "switch", "return", "else", "do", 
 
 def patterns_for(path: str | None) -> tuple[re.Pattern[str], ...]:
     """The definition patterns for a file's language; every language's when unknown."""
-    if not path or "." not in path.rsplit("/", 1)[-1]:
+    if not path:
         return _ALL
-    return _PATTERNS_BY_EXT.get(path.rsplit(".", 1)[-1].lower(), ())
+    name = path.rsplit("/", 1)[-1]
+    for name_re, patterns in _PATTERNS_BY_NAME:
+        if name_re.fullmatch(name):
+            return patterns
+    if "." not in name:
+        return _ALL
+    return _PATTERNS_BY_EXT.get(name.rsplit(".", 1)[-1].lower(), ())
 
 
 # Added lines that could be definitions, found in one pass over the patch; the per-line patterns
@@ -307,6 +340,11 @@ _CANDIDATES: Mapping[tuple[re.Pattern[str], ...], re.Pattern[str]] = {
     _JS: re.compile(r"^\+[^\n]*(?:\b(?:function|class|interface|enum)\b|=>)[^\n]*", re.MULTILINE),
     _C: re.compile(r"^\+[^\n;]*(?:\(|\b(?:class|struct|union|enum)\b)[^\n;]*$", re.MULTILINE),
     _PROTO: re.compile(r"^\+[ \t]*(?:message|service|rpc|enum)[ \t][^\n]*", re.MULTILINE),
+    _SHELL: re.compile(r"^\+[^\n]*(?:\(\)|\bfunction[ \t])[^\n]*", re.MULTILINE),
+    _DOCKER: re.compile(r"^\+FROM[ \t][^\n]*", re.MULTILINE | re.IGNORECASE),
+    _HCL: re.compile(r'^\+[ \t]*[a-z]+[ \t]+"[^\n]*\{[^\n]*', re.MULTILINE),
+    _CMAKE: re.compile(r"^\+[ \t]*(?:function|macro|add_)[^\n]*", re.MULTILINE | re.IGNORECASE),
+    _MAKE: re.compile(r"^\+[A-Za-z_][^\n]*:[^\n]*", re.MULTILINE),
 }
 _ANY_ADDED = re.compile(r"^\+[^\n]*", re.MULTILINE)
 _HUNK_HEADER_RE = re.compile(r"^@@ [^\n]*?@@([^\n]*)", re.MULTILINE)

@@ -1,37 +1,35 @@
 """The diff section: depth, inside a limit (the file index, index.py, gives the breadth).
 
-Diff = hunks, condensed (long context and long removed runs shrunk around the changed
-lines), file by file in value order, definition-carrying hunks first, each file under a per-file
-cap; leftover budget then grows the files that were cut. Generated, lock, vendored and binary files
-never enter the diff. Pure deletions and renames collapse to one line; an edit repeated across many
-files (license headers, an import rename) is shown once and the other files are named.
+Files in value order (rank.py). Each file first gets at most PER_FILE_SHARE of the section: its
+whole patch if that fits, else its hunks (hunks.py) skeleton first: every hunk in its brief form
+(long added runs as outlines: the definitions they add) in reading order, then bodies, hunk by
+hunk, while the file's share lasts. What is left then grows the files in the same order (whole
+patch, or the remaining bodies and hunks), and a last pass may cut one hunk to fill the rest.
+Generated, lock, vendored and binary files never enter the diff. Pure deletions and renames
+collapse to one line; an edit repeated across many files (license headers, an import rename) is
+shown once and the other files are named.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..models import FileChange, FileStatus
-from .classify import NAME_ONLY_KINDS, FileKind, definition_name
+from ..models import FileStatus
+from .classify import NAME_ONLY_KINDS, FileKind
+from .hunks import Hunk, Moves, file_hunks, find_moves, reading_order
 from .rank import RankedFile
 from .tokens import CHARS_PER_TOKEN_CEILING, TokenCounter, truncate_to_tokens
 
 SUMMARY_SHARE = 0.15  # at most this part goes to one-line summaries (renames, deletions, repeats)
-PER_FILE_SHARE = 0.3  # first pass: one file gets at most this part of the diff section
+FIRST_LOOK_SHARE = 0.1  # first pass: every file gets a first look of at most this part of the section
+MIN_FIRST_LOOK = 150  # ... but never less than this many tokens
+PER_FILE_SHARE = 0.3  # second pass: one file gets at most this part of the diff section
 MIN_FILE_CAP = 250  # ... but never less than this many tokens
-CONTEXT_LINES = 3  # unchanged lines kept around each change in a condensed hunk
-MAX_ADDED_RUN = 60  # longer runs of added lines keep their head and tail
-MAX_REMOVED_RUN = 4  # longer runs of removed lines collapse to a count
-MOVE_MIN_LINES = 4  # a block this long, removed here and added there, is a move
-MOVE_SCAN_MAX_LINES = 60_000  # above this many changed lines, moves are not searched for
 MIN_USEFUL_PIECE = 24  # below this nothing (header + a hunk) fits: stop trying
 MIN_TRUNCATED_HUNK = 80  # a cut hunk shorter than this says too little to be worth its header
-
-_HUNK_SPLIT_RE = re.compile(r"^(?=@@ )", re.MULTILINE)
+MIN_RECUT_GAIN = 60  # a cut hunk is cut again, longer, only when this many more tokens fit
 
 
 # --------------------------------------------------------------------------- one file's pieces
@@ -41,101 +39,6 @@ def file_header(r: RankedFile) -> str:
     c = r.change
     moved = f" (from {c.previous_path})" if c.previous_path else ""
     return f"### {c.path}{moved} [{r.kind.value}, {c.status.value}, +{c.additions}/-{c.deletions}]"
-
-
-def split_hunks(patch: str) -> list[str]:
-    return [h.rstrip("\n") for h in _HUNK_SPLIT_RE.split(patch) if h.startswith("@@ ")]
-
-
-def _run_key(run: Sequence[str]) -> str:
-    """Identity of a block of changed lines regardless of sign and indentation."""
-    return hashlib.sha1("\n".join(line[1:].strip() for line in run).encode("utf-8", "replace")).hexdigest()
-
-
-def _changed_runs(patch: str) -> list[tuple[str, list[str]]]:
-    """Runs of consecutive added (or removed) lines, at least MOVE_MIN_LINES long, with their sign."""
-    runs: list[tuple[str, list[str]]] = []
-    current: list[str] = []
-    sign = ""
-    for line in patch.split("\n"):
-        first = line[:1]
-        if first in ("+", "-") and first == sign:
-            current.append(line)
-            continue
-        if len(current) >= MOVE_MIN_LINES:
-            runs.append((sign, current))
-        current, sign = ([line], first) if first in ("+", "-") else ([], "")
-    if len(current) >= MOVE_MIN_LINES:
-        runs.append((sign, current))
-    return runs
-
-
-def find_moves(files: Sequence[FileChange]) -> dict[tuple[str, str], str]:
-    """Blocks removed in one place and added in another (code moved between or inside files):
-    (sign, block key) -> the path holding the other side. Bounded: skipped on very large PRs,
-    where a line-by-line pass would cost more than the rest of packing."""
-    if sum(f.additions + f.deletions for f in files) > MOVE_SCAN_MAX_LINES:
-        return {}
-    seen: dict[tuple[str, str], str] = {}
-    for change in files:
-        if not change.patch or change.additions == 0 and change.deletions == 0:
-            continue
-        for sign, run in _changed_runs(change.patch):
-            seen.setdefault((sign, _run_key(run)), change.path)
-    moves: dict[tuple[str, str], str] = {}
-    for sign, key in seen:
-        other = seen.get(("-" if sign == "+" else "+", key))
-        if other is not None:
-            moves[(sign, key)] = other
-    return moves
-
-
-def condense_hunk(hunk: str, moves: Mapping[tuple[str, str], str] | None = None) -> str:
-    """Keep the header and changed lines; shrink unchanged stretches to CONTEXT_LINES around changes,
-    long removed runs to a count, very long added runs to their head and tail, and blocks that
-    moved (the same lines removed here and added elsewhere, or the reverse) to one line."""
-    lines = hunk.split("\n")
-    header, body = lines[0], lines[1:]
-    out = [header]
-    n = len(body)
-    changed = [i for i, line in enumerate(body) if line[:1] in ("+", "-")]
-    near: set[int] = set()
-    for i in changed:
-        near.update(range(max(0, i - CONTEXT_LINES), min(n, i + CONTEXT_LINES + 1)))
-    i = 0
-    while i < n:
-        line = body[i]
-        kind = line[:1]
-        if kind in ("+", "-"):
-            j = i
-            while j < n and body[j][:1] == kind:
-                j += 1
-            run = body[i:j]
-            other = moves.get((kind, _run_key(run))) if moves and len(run) >= MOVE_MIN_LINES else None
-            if other is not None:
-                where = "to" if kind == "-" else "from"
-                names = [n for n in (definition_name(line[1:]) for line in run) if n]
-                defines = f"; defines {', '.join(names)}" if names else ""
-                out.append(f"{kind}... ({len(run)} lines moved {where} {other}{defines})")
-            elif kind == "-" and len(run) > MAX_REMOVED_RUN:
-                out += run[:2] + [f"-... ({len(run) - 2} more removed lines)"]
-            elif kind == "+" and len(run) > MAX_ADDED_RUN:
-                head, tail = run[: MAX_ADDED_RUN - 10], run[-5:]
-                out += head + [f"+... ({len(run) - len(head) - len(tail)} more added lines)"] + tail
-            else:
-                out += run
-            i = j
-            continue
-        if i in near or kind == "\\":
-            out.append(line)
-            i += 1
-            continue
-        j = i
-        while j < n and j not in near and body[j][:1] not in ("+", "-"):
-            j += 1
-        out.append(f" ... ({j - i} unchanged lines)")
-        i = j
-    return "\n".join(out)
 
 
 def _one_line_summary(r: RankedFile) -> str | None:
@@ -157,14 +60,15 @@ def _one_line_summary(r: RankedFile) -> str | None:
 class _FileState:
     rank: RankedFile
     header: str
-    hunks: list[str] | None = None  # condensed, computed on first use
-    order: list[int] = field(default_factory=list)  # hunk indexes, definitions first
-    chosen: set[int] = field(default_factory=set)
+    hunks: list[Hunk] | None = None  # computed on first use
+    order: list[int] = field(default_factory=list)  # hunk indexes in reading order
+    shown: dict[int, str] = field(default_factory=dict)  # hunk index -> the text shown (brief, full or cut)
+    costs: dict[int, int] = field(default_factory=dict)  # hunk index -> tokens of its shown text
     full: bool = False
     tokens: int = 0  # spent on this file
     whole_tokens: int | None = None  # the uncondensed patch, once counted
     header_tokens: int | None = None
-    hunk_tokens: dict[int, int] = field(default_factory=dict)
+    counted: dict[str, int] = field(default_factory=dict)  # piece text -> tokens
     gave_up_at: int | None = None  # room (tokens) with which nothing more fitted; less will not either
 
 
@@ -234,24 +138,25 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
     # renames, deletions and repeated edits: a line each, charged first (they are cheap and say a
     # lot), but never more than SUMMARY_SHARE of the section
     summary, one_line_full, repeat_lines = _one_liners(one_liners, ranked, spend, int(limit * SUMMARY_SHARE))
-    # hunks in value order under a per-file cap; then leftovers grow the cut files; then a last cut hunk
-    cap = max(MIN_FILE_CAP, int(limit * PER_FILE_SHARE))
-    for st in states:
-        if spend.left < MIN_USEFUL_PIECE:
-            break
-        _grow(st, min(cap, spend.left), spend, moves=moves)
+    # each file under a cap; then leftovers grow the files in value order; then a last cut hunk
+    for share, floor in ((FIRST_LOOK_SHARE, MIN_FIRST_LOOK), (PER_FILE_SHARE, MIN_FILE_CAP)):
+        cap = max(floor, int(limit * share))
+        for st in states:
+            if spend.left < MIN_USEFUL_PIECE:
+                break
+            _grow(st, min(cap, st.tokens + spend.left), spend, moves)
     for st in states:
         if spend.left < MIN_USEFUL_PIECE:
             break
         if not st.full:
-            _grow(st, st.tokens + spend.left, spend, moves=moves)
+            _grow(st, st.tokens + spend.left, spend, moves)
     for st in states:
         if spend.left < MIN_TRUNCATED_HUNK:
             break
         if not st.full:
-            _grow(st, st.tokens + spend.left, spend, cut_last=True, moves=moves)
+            _grow(st, st.tokens + spend.left, spend, moves, cut_last=True)
 
-    present = [st for st in states if st.full or st.chosen]
+    present = [st for st in states if st.full or st.shown]
     blocks = [_render_file(st) for st in present]
     full = {st.rank.change.path for st in present if st.full}
     partial = {st.rank.change.path for st in present if not st.full}
@@ -263,12 +168,10 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
     return DiffPack("\n\n".join(b for b in [*blocks, extra] if b), frozenset(full), frozenset(partial))
 
 
-def _grow(
-    st: _FileState, allowance: int, spend: _Spender, cut_last: bool = False,
-    moves: Mapping[tuple[str, str], str] | None = None,
-) -> None:
-    """Spend up to `allowance` tokens (in total) on this file: the whole patch if it fits, else hunks.
-    `cut_last`: the final pass, where a hunk too long for what is left may be cut to fit."""
+def _grow(st: _FileState, allowance: int, spend: _Spender, moves: Moves, cut_last: bool = False) -> None:
+    """Spend up to `allowance` tokens (in total) on this file: the whole patch if it fits, else every
+    hunk's brief form in reading order, then full bodies in the same order. `cut_last`: the final
+    pass, where a hunk too long for what is left may be cut to fit."""
     room_now = min(allowance - st.tokens, spend.left)
     if st.full or room_now <= 0 or (st.gave_up_at is not None and room_now <= st.gave_up_at and not cut_last):
         return
@@ -276,14 +179,22 @@ def _grow(
     patch = st.rank.change.patch or ""
     if _take_whole(st, patch, allowance, spend):
         return
-    hunks = _condensed_hunks(st, patch, moves)
+    hunks = _hunks(st, patch, moves)
     whole_failed = st.whole_tokens is not None
-    for i in st.order:
-        if i in st.chosen:
-            continue
-        if whole_failed and not cut_last and len(hunks[i]) >= len(patch):
-            continue  # the only hunk, uncondensed: it did not fit as the whole patch either
-        _take_hunk(st, i, allowance, spend, cut_last)
+    for i in st.order:  # the skeleton: every hunk, brief
+        if i in st.shown or whole_failed and not cut_last and len(hunks[i].brief) >= len(patch):
+            continue  # (the only hunk, uncondensed: it did not fit as the whole patch either)
+        _show(st, i, hunks[i].brief, allowance, spend)
+    for i in st.order:  # a definition-carrying hunk too long for the room: its beginning
+        shown = st.shown.get(i)
+        if shown is None:
+            if hunks[i].definitions or cut_last:
+                _cut(st, i, hunks[i].brief, allowance, spend)
+        elif shown not in (hunks[i].brief, hunks[i].full) and not _show(st, i, hunks[i].brief, allowance, spend):
+            _cut(st, i, hunks[i].brief, allowance, spend)  # cut before: now longer, if the room grew
+    for i in st.order:  # then the bodies
+        if st.shown.get(i) == hunks[i].brief != hunks[i].full:
+            _show(st, i, hunks[i].full, allowance, spend)
     if st.tokens == before:
         st.gave_up_at = room_now
 
@@ -298,59 +209,75 @@ def _take_whole(st: _FileState, patch: str, allowance: int, spend: _Spender) -> 
     if whole <= allowance and whole - st.tokens <= spend.left:
         spend.used += whole - st.tokens
         st.tokens, st.full = whole, True
+        st.shown.clear()
+        st.costs.clear()
         return True
     return False
 
 
-def _condensed_hunks(st: _FileState, patch: str, moves: Mapping[tuple[str, str], str] | None) -> list[str]:
-    """The file's condensed hunks, computed once; `st.order` puts definition-carrying hunks first."""
+def _hunks(st: _FileState, patch: str, moves: Moves) -> list[Hunk]:
     if st.hunks is None:
-        st.hunks = [condense_hunk(h, moves) for h in split_hunks(patch)]
-        with_defs = [i for i, h in enumerate(st.hunks) if _has_definition(h, st.rank.names)]
-        st.order = with_defs + [i for i in range(len(st.hunks)) if i not in set(with_defs)]
+        st.hunks = file_hunks(patch, st.rank.change.path, moves)
+        st.order = reading_order(st.hunks)
     return st.hunks
 
 
-def _take_hunk(st: _FileState, i: int, allowance: int, spend: _Spender, cut_last: bool) -> None:
-    """Add hunk `i` (and the file header, for the file's first hunk) if it fits the room left."""
-    hunks = st.hunks or []
-    room = min(allowance - st.tokens, spend.left)
-    if i in st.hunk_tokens:
-        cost = st.hunk_tokens[i]
-    elif spend.too_long(len(hunks[i]), room) and not cut_last:
-        return
-    else:
-        cost = st.hunk_tokens[i] = spend.count(hunks[i]) + 1
-    if cost >= room and not cut_last:
-        return
+def _piece_cost(st: _FileState, text: str, room: int, spend: _Spender) -> int | None:
+    """Tokens of a piece (+ its joining newline), or None when it surely exceeds `room`."""
+    if text in st.counted:
+        return st.counted[text]
+    if spend.too_long(len(text), room):
+        return None
+    cost = st.counted[text] = spend.count(text) + 1
+    return cost
+
+
+def _header_cost(st: _FileState, spend: _Spender) -> int:
+    """The file header and the "(condensed: ...)" line, charged with the file's first hunk."""
+    if st.shown:
+        return 0
     if st.header_tokens is None:
-        st.header_tokens = spend.count(st.header + f"\n(condensed: {len(hunks)} of {len(hunks)} hunks)") + 1
-    header = 0 if st.chosen else st.header_tokens
-    room -= header
-    if cost > room:
-        if not cut_last or room < MIN_TRUNCATED_HUNK:
-            return  # a later, smaller hunk may still fit
-        # too long for what is left: its beginning is still worth having (hunks with definitions
-        # come first, so this is usually where a new function starts)
-        hunks[i] = truncate_to_tokens(spend.counter, hunks[i], room - 1, "\n ... (hunk cut)")
-        cost = st.hunk_tokens[i] = spend.count(hunks[i]) + 1
-        if not hunks[i] or cost > room:
-            return
-    st.chosen.add(i)
-    st.tokens += cost + header
-    spend.used += cost + header
+        n = len(st.hunks or [])
+        st.header_tokens = spend.count(st.header + f"\n(condensed: {n} of {n} hunks)") + 1
+    return st.header_tokens
 
 
-def _has_definition(hunk: str, names: tuple[str, ...]) -> bool:
-    return any(name in hunk for name in names[:20])
+def _show(st: _FileState, i: int, text: str, allowance: int, spend: _Spender) -> bool:
+    """Show hunk `i` as `text` (adding it, or replacing its shorter form) if the room allows."""
+    room = min(allowance - st.tokens, spend.left)
+    if room <= 0:
+        return False
+    header = _header_cost(st, spend)
+    cost = _piece_cost(st, text, room, spend)
+    if cost is None:
+        return False
+    delta = cost - st.costs.get(i, 0) + header
+    if delta > room:
+        return False
+    st.shown[i], st.costs[i] = text, cost
+    st.tokens += delta
+    spend.used += delta
+    return True
+
+
+def _cut(st: _FileState, i: int, text: str, allowance: int, spend: _Spender) -> None:
+    """The last pass: hunk `i` cut to the room left, when that leaves enough to be worth showing
+    (hunks come in reading order, so this is usually where a new definition starts)."""
+    now = st.costs.get(i, 0)  # a hunk cut before is replaced by a longer cut
+    room = min(allowance - st.tokens, spend.left) - _header_cost(st, spend)
+    if room < (MIN_RECUT_GAIN if now else MIN_TRUNCATED_HUNK):
+        return
+    cut = truncate_to_tokens(spend.counter, text, room + now - 1, "\n ... (hunk cut)")
+    if cut:
+        _show(st, i, cut, allowance, spend)
 
 
 def _render_file(st: _FileState) -> str:
     if st.full:
         return st.header + "\n" + (st.rank.change.patch or "")
-    shown = sorted(st.chosen)
-    hunks = st.hunks or []
-    return "\n".join([st.header, f"(condensed: {len(shown)} of {len(hunks)} hunks)", *(hunks[i] for i in shown)])
+    shown = sorted(st.shown)
+    n = len(st.hunks or [])
+    return "\n".join([st.header, f"(condensed: {len(shown)} of {n} hunks)", *(st.shown[i] for i in shown)])
 
 
 def _one_liners(

@@ -19,6 +19,7 @@ from .rank import RankedFile
 from .tokens import CHARS_PER_TOKEN_CEILING, TokenCounter
 
 TOUCHED_KEPT_WHEN_SHORT = 20  # when the index must shrink, only the top files keep their "changes:" lists
+NAMES_PER_LINE = 16  # names listed per file; the rest are counted
 _WORD_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
 STATUS_LETTER = {
@@ -33,18 +34,20 @@ COMPACT_HEAD = (
     "(compact from here: a [kind] line heads the files below it; status path: names its added lines "
     "define; ~ the diff shows part of it, = all of it)"
 )
+PATHS_HEAD = "(paths only from here, same marks)"
 
 
 def compact_lines(
-    rest: Sequence[RankedFile], full: frozenset[str], partial: frozenset[str], shown: frozenset[str]
+    rest: Sequence[RankedFile], full: frozenset[str], partial: frozenset[str], shown: frozenset[str],
+    names: bool = True,
 ) -> list[str]:
     """`rest` (in value order) as compact lines; a repeated edit's files share one line, placed where
-    the first of them ranks."""
+    the first of them ranks. `names=False`: paths only (the tier before folding into directories)."""
     groups: dict[str, list[RankedFile]] = {}
     for r in rest:
         if "repeated_change" in r.features:
             groups.setdefault(r.repeat_of or r.change.path, []).append(r)
-    out = [COMPACT_HEAD]
+    out = [COMPACT_HEAD if names else PATHS_HEAD]
     kind = None
     done: set[str] = set()
     for r in rest:
@@ -59,7 +62,7 @@ def compact_lines(
         if r.kind != kind:
             kind = r.kind
             out.append(f"[{kind.value}]")
-        out.append(_compact_line(r, full, partial, shown))
+        out.append(_compact_line(r, full, partial, shown if names else None))
     return out
 
 
@@ -67,16 +70,28 @@ def _mark(path: str, full: frozenset[str], partial: frozenset[str]) -> str:
     return "=" if path in full else "~" if path in partial else ""
 
 
-def _compact_line(r: RankedFile, full: frozenset[str], partial: frozenset[str], shown: frozenset[str]) -> str:
+def _compact_line(
+    r: RankedFile, full: frozenset[str], partial: frozenset[str], shown: frozenset[str] | None
+) -> str:
+    """`shown` None: the path alone."""
     c = r.change
     path = f"{c.previous_path} -> {c.path}" if c.previous_path else c.path
     line = f"{STATUS_LETTER[c.status]} {path}{_mark(c.path, full, partial)}"
-    if c.path in full:
-        return line  # everything it defines is in the diff
+    if c.path in full or shown is None:
+        return line  # everything it defines is in the diff, or no room for names
     names = [n for n in r.names if n not in shown]
     if names:
-        line += ": " + " ".join(names)
+        kept, more = _some(names)
+        line += ": " + " ".join(kept) + (f" +{more} more" if more else "")
     return line
+
+
+def _some(names: Sequence[str]) -> tuple[list[str], int]:
+    """At most NAMES_PER_LINE names, public ones first (a line listing eighty names is no index)."""
+    if len(names) <= NAMES_PER_LINE:
+        return list(names), 0
+    ordered = [n for n in names if not n.startswith("_")] + [n for n in names if n.startswith("_")]
+    return ordered[:NAMES_PER_LINE], len(names) - NAMES_PER_LINE
 
 
 def _repeat_line(members: Sequence[RankedFile], full: frozenset[str], partial: frozenset[str]) -> str:
@@ -96,10 +111,12 @@ def _repeat_line(members: Sequence[RankedFile], full: frozenset[str], partial: f
     )
 
 
-def compact_index_tokens(ranked: Sequence[RankedFile], counter: TokenCounter) -> int:
-    """What the index costs with every file on a compact line (nothing in the diff yet)."""
+def naming_tokens(ranked: Sequence[RankedFile], counter: TokenCounter) -> int:
+    """What naming every changed file costs: the index with every path on a paths-only line."""
     empty: frozenset[str] = frozenset()
-    return counter.count("\n".join(compact_lines(ranked, empty, empty, empty))) + 1 if ranked else 0
+    if not ranked:
+        return 0
+    return counter.count(_head(ranked, 0) + "\n" + "\n".join(compact_lines(ranked, empty, empty, empty, False))) + 1
 
 
 # --------------------------------------------------------------------------- the whole file list
@@ -119,15 +136,7 @@ def render_file_list(
     if not ranked:
         return ""
     shown = frozenset(_WORD_RE.findall(diff_text)) if diff_text else frozenset()
-    adds = sum(r.change.additions for r in ranked)
-    dels = sum(r.change.deletions for r in ranked)
-    head = (
-        f"{len(ranked)} files changed, +{adds}/-{dels}, most worth reading first. Format: status path [kind] "
-        "+added/-removed diff:full|partial (how much of its patch the diff section shows; absent: none) "
-        "defines: names its added lines define; changes: existing functions its hunks touch."
-    )
-    if missing:
-        head += f"\n{missing} more files were not returned by the GitHub API (3,000-file cap)."
+    head = _head(ranked, missing)
     lines = [_file_line(r, full, partial, shown) for r in ranked]
     by_path = {r.change.path: line for r, line in zip(ranked, lines, strict=True)}
 
@@ -153,8 +162,8 @@ def render_file_list(
     def fits(text: str, fixed: int) -> bool:
         return len(text) <= (limit - fixed) * CHARS_PER_TOKEN_CEILING and fixed + counter.count(text) + 1 <= limit
 
-    def compact(part: Sequence[RankedFile]) -> str:
-        return "\n".join(compact_lines(part, full, partial, shown)) if part else ""
+    def compact(part: Sequence[RankedFile], names: bool = True) -> str:
+        return "\n".join(compact_lines(part, full, partial, shown, names)) if part else ""
 
     # Then: the top k files on full lines, every other file compact (path and names, no counts);
     # the largest k that fits. Only when even all-compact is too long do files fold into groups.
@@ -167,6 +176,16 @@ def render_file_list(
             else:
                 hi = k - 1
         return "\n".join([head, *lines[:k_best], compact(ranked[k_best:])]).rstrip("\n")
+    # Else the top k compact with their names and the rest as bare paths: every file still named.
+    if fits(compact(ranked, names=False), head_cost):
+        lo, hi, k_best = 1, len(ranked), 0
+        while lo <= hi:
+            k = (lo + hi) // 2
+            if fits(compact(ranked[:k]) + "\n" + compact(ranked[k:], names=False), head_cost):
+                k_best, lo = k, k + 1
+            else:
+                hi = k - 1
+        return "\n".join(part for part in (head, compact(ranked[:k_best]), compact(ranked[k_best:], False)) if part)
     # Else the top k compact and the rest folded into directory groups. The grouping depth that
     # names the most files individually wins (a finer grouping of the rest is worth less than
     # another file's path and names); on a tie the finer one.
@@ -188,6 +207,19 @@ def render_file_list(
     return best
 
 
+def _head(ranked: Sequence[RankedFile], missing: int) -> str:
+    adds = sum(r.change.additions for r in ranked)
+    dels = sum(r.change.deletions for r in ranked)
+    head = (
+        f"{len(ranked)} files changed, +{adds}/-{dels}, most worth reading first. Format: status path [kind] "
+        "+added/-removed diff:full|partial (how much of its patch the diff section shows; absent: none) "
+        "defines: names its added lines define; changes: existing functions its hunks touch."
+    )
+    if missing:
+        head += f"\n{missing} more files were not returned by the GitHub API (3,000-file cap)."
+    return head
+
+
 def _file_line(
     r: RankedFile,
     full: frozenset[str],
@@ -204,7 +236,9 @@ def _file_line(
     names = [n for n in r.names if n not in shown]
     if names or r.names:
         in_diff = len(r.names) - len(names)
-        line += " defines: " + ", ".join(names) + (f" (+{in_diff} in the diff)" if in_diff else "")
+        kept, more = _some(names)
+        line += " defines: " + ", ".join(kept) + (f" (+{more} more)" if more else "")
+        line += f" (+{in_diff} in the diff)" if in_diff else ""
     touched = [n for n in r.touched if n not in shown] if with_touched else []
     if touched:
         line += "; changes: " + ", ".join(touched)

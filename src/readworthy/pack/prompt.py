@@ -34,7 +34,7 @@ from ..models import (
 from ..prompts.messages import build_messages
 from .classify import NAME_ONLY_KINDS, Classifier
 from .diff import pack_diff
-from .index import compact_index_tokens, render_file_list
+from .index import naming_tokens, render_file_list
 from .material import input_hash, prepare_material
 from .prose import SectionText, render_commits, render_discussion, render_linked_issues, render_pr
 from .rank import RankedFile, rank_files
@@ -43,21 +43,15 @@ from .tokens import TokenCounter, get_token_counter, truncate_to_tokens
 
 SECTIONS = ("pr", "commits", "linked_issues", "discussion", "files", "diff")
 PROSE_SECTIONS = ("pr", "commits", "linked_issues", "discussion")
-# The file list is the index (every path, the names each file defines): breadth before depth. When
-# a PR is far bigger than the budget, knowing every file and what it defines beats a few more hunks
-# (bench/packing.py: recall at 8k 0.92 -> 0.95 going from 0.40/0.26 to 0.46/0.20); when the index
-# is small, its unused share flows to the diff, so small and medium PRs are unaffected.
 DEFAULT_SHARES: Mapping[str, float] = {
     "pr": 0.10,
     "commits": 0.04,
     "linked_issues": 0.08,
-    "discussion": 0.12,
-    "files": 0.46,
-    "diff": 0.20,
+    "discussion": 0.10,
+    "files": 0.13,
+    "diff": 0.55,
 }
-# When even the compact index does not fit, the diff keeps this part of its share (the rest goes to
-# the index). Half keeps the top hunks of the most valuable files in view.
-HUGE_PR_DIFF_SHARE_FACTOR = 0.5
+NAMING_MAX_SHARE = 0.25  # the index may take this much of the room from the diff to name every file
 PER_MESSAGE_TOKENS = 4  # role and separators of one chat message
 REPLY_PRIMING_TOKENS = 3  # the assistant reply header every request carries
 SECTION_SLACK_TOKENS = 4  # per section: token merges at the fence boundaries
@@ -218,12 +212,13 @@ class _Renderer:
         demands["files"] = self.counter.count(self.files(everything, huge))
         demands["diff"] = self._diff_demand()
         alloc = allocate(room, shares, demands)
-        if alloc.get("files", 0) < compact_index_tokens(self.ranked, self.counter):
-            # A huge PR: even the compact index would fold files into directory counts, and the diff
-            # can show only a sliver of it anyway. Naming every file and what it defines tells the
-            # model more per token than a few more hunks, so part of the diff's share moves over.
-            shares = {**shares, "diff": shares["diff"] * HUGE_PR_DIFF_SHARE_FACTOR}
-            alloc = allocate(room, shares, demands)
+        # breadth where it costs little: the index may take from the diff what naming every changed
+        # file needs, up to NAMING_MAX_SHARE of the room
+        naming = min(naming_tokens(self.ranked, self.counter), int(room * NAMING_MAX_SHARE))
+        short = min(naming - alloc.get("files", 0), alloc.get("diff", 0))
+        if short > 0:
+            alloc["files"] = alloc.get("files", 0) + short
+            alloc["diff"] -= short
         # the diff is rendered first: if it is complete, what it leaves unused flows to the others
         diff = self.diff(alloc.get("diff", 0)) if demands["diff"] else everything
         used_diff = self.counter.count(diff.text)
