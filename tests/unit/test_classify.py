@@ -17,7 +17,10 @@ from readworthy.pack.classify import (
     changed_definitions,
     classify_file,
     defined_names,
+    definition_name,
     glob_to_regex,
+    patterns_for,
+    touched_definitions,
     value_of,
 )
 
@@ -100,6 +103,8 @@ def test_reading_value_order() -> None:
     assert value_of(FileKind.KERNEL, defs) > value_of(FileKind.TEST, defs)
     assert value_of(FileKind.SOURCE, defs) > value_of(FileKind.TEST, defs) > value_of(FileKind.BUILD, none)
     assert value_of(FileKind.SOURCE, none) > value_of(FileKind.TEST, none)
+    # new test functions are read after the code they exercise, even code that adds no definition
+    assert value_of(FileKind.SOURCE, none) > value_of(FileKind.TEST, defs) > value_of(FileKind.TEST, none)
     assert value_of(FileKind.TEST, none) > value_of(FileKind.CONFIG, none) > value_of(FileKind.DOCS, none)
     assert value_of(FileKind.BUILD, none) > value_of(FileKind.DOCS, none)
     assert value_of(FileKind.SOURCE, frozenset({"repeated_change"})) < value_of(FileKind.DOCS, none)
@@ -147,6 +152,24 @@ def test_defined_names_per_language() -> None:
     proto = "@@ -0,0 +1,2 @@\n+message Request {\n+  rpc Generate(Request) returns (Reply);"
     assert defined_names(proto, "api.proto") == ["Request", "Generate"]
     assert defined_names("@@ -0,0 +1 @@\n+def f(): pass", "notes.md") == []
+
+
+def test_build_and_ci_code_defines_names_too() -> None:
+    shell = ("@@ -0,0 +1,5 @@\n+compute_cache_key() {\n+  sha256sum \"$@\"\n+}\n+function export_ref {\n"
+             "+  run_step() # a call, with a comment")
+    assert defined_names(shell, "ci/bake.sh") == ["compute_cache_key", "export_ref"]
+    docker = ("@@ -1,0 +1,4 @@\n+FROM base AS rust_input_0\n+FROM --platform=$P base AS rust-build\n"
+              "+FROM ubuntu\n+RUN make")
+    assert defined_names(docker, "docker/Dockerfile.rocm") == ["rust_input_0"]  # only identifiers are symbols
+    assert definition_name("FROM base AS rust-build", patterns_for("docker/Dockerfile")) == "rust-build"
+    hcl = '@@ -0,0 +1,3 @@\n+target "rust_rocm_ci" {\n+function "get_cache_from_rust" {\n+  params = []'
+    assert defined_names(hcl, "docker/ci-rocm.hcl") == ["rust_rocm_ci", "get_cache_from_rust"]
+    cmake = "@@ -0,0 +1,2 @@\n+function(define_gpu_extension NAME)\n+add_library(fused_ops SHARED x.cu)"
+    assert defined_names(cmake, "CMakeLists.txt") == ["define_gpu_extension", "fused_ops"]
+    make = "@@ -0,0 +1,3 @@\n+wheel: build\n+\tpython -m build\n+VERSION := 1.0"
+    assert defined_names(make, "Makefile") == ["wheel"]
+    # a hunk header inside a shell function says which function changed
+    assert touched_definitions("@@ -10,3 +10,4 @@ configure_refs() {\n a\n+b", "ci/bake.sh") == ["configure_refs"]
 
 
 def test_changed_definitions_include_hunk_context() -> None:

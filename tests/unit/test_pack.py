@@ -408,3 +408,79 @@ def test_moved_blocks_collapse_to_one_line_each_side() -> None:
     assert condense_hunk(new.patch or "", moves) == (
         "@@ -0,0 +1,4 @@\n+... (4 lines moved from engine/old_home.py; defines shared_helper)")
     assert find_moves([old]) == {}
+
+
+# --------------------------------------------------------------------------- code first
+
+
+def section(prompt, name: str) -> str:  # type: ignore[no-untyped-def]
+    match = re.search(rf"<<<BEGIN (\S+) {name}>>>[^\n]*\n(.*?)\n<<<END \1 {name}>>>", prompt.messages[-1].content,
+                      re.DOTALL)
+    return match.group(2) if match else ""
+
+
+def test_code_gets_first_call_on_a_small_budget_even_when_the_index_is_long() -> None:
+    prompt = pack_prompt(noisy_context(), Settings(budget=4_000))  # 204 files, 200 of them license churn
+    diff, files = section(prompt, "diff"), section(prompt, "files")
+    assert COUNTER.count(diff) > COUNTER.count(files)  # the index has what the code could not use
+    # every definition of the source and of its test, before any docs
+    assert all(f"+def sched_step_{i}(value: int) -> int:" in diff for i in range(12))
+    assert all(f"+def test_sched_step_{i}(value: int) -> int:" in diff for i in range(6))
+    assert diff.index("### tests/test_scheduler.py") < diff.index("### docs/scheduler.md")
+    assert "uv.lock" in files and "pkg17 = '1.17'" not in prompt_text(prompt)
+    assert prompt.tokens <= 4_000
+
+
+def test_a_big_new_module_shows_the_definitions_it_adds_not_just_its_first_lines() -> None:
+    big = added_file("engine/planner.py", python_module("plan", 30, body_lines=15))  # ~6k tokens whole
+    others = [added_file(f"engine/part{i}.py", python_module(f"part{i}", 2)) for i in range(4)]
+    prompt = pack_prompt(PRContext(title="Planner", files=[*others, big]), Settings(budget=4_000))
+    diff = section(prompt, "diff")
+    defs = set(re.findall(r"^\+def (plan_step_\d+)\(", diff, re.MULTILINE))
+    assert len(defs) >= 15  # half its functions, not just the first lines (a few functions)
+    assert "arithmetic step 14" not in diff.split("### engine/planner.py")[1].split("###")[0]  # bodies counted
+    assert prompt.tokens <= 4_000
+    roomier = section(pack_prompt(PRContext(title="Planner", files=[*others, big]), Settings(budget=8_000)), "diff")
+    assert len(set(re.findall(r"^\+def (plan_step_\d+)\(", roomier, re.MULTILINE))) == 30
+
+
+def test_every_file_gets_a_first_look_before_any_gets_depth() -> None:
+    files = [added_file(f"engine/m{i}.py", python_module(f"m{i}", 3, body_lines=40)) for i in range(6)]
+    prompt = pack_prompt(PRContext(title="t", files=files), Settings(budget=8_000))
+    diff = section(prompt, "diff")
+    for i in range(6):
+        assert f"+def m{i}_step_0(value: int) -> int:" in diff, i
+    assert prompt.tokens <= 8_000
+
+
+def test_a_definition_hunk_too_long_for_its_room_is_cut_not_skipped() -> None:
+    # one new file, one hunk, hundreds of definitions: its outline alone is far over the budget
+    huge = added_file("engine/registry.py", python_module("reg", 300, body_lines=2))
+    prompt = pack_prompt(PRContext(title="Registry", files=[huge]), Settings(budget=4_000))
+    diff = section(prompt, "diff")
+    assert "+def reg_step_0(value: int) -> int:" in diff and "... (hunk cut)" in diff
+    assert prompt.coverage.files_partial == 1 and prompt.tokens <= 4_000
+
+
+def test_the_index_names_every_file_when_that_costs_little() -> None:
+    files = [added_file(f"pkg/area{i % 7}/mod_{i}.py", python_module(f"m{i}", 2, body_lines=20)) for i in range(120)]
+    prompt = pack_prompt(PRContext(title="t", files=files, changed_files=len(files)), Settings(budget=16_000))
+    text = prompt_text(prompt)
+    assert "more files, grouped" not in text
+    for f in files:
+        assert re.search(rf"(?<![\w/]){re.escape(f.path)}(?![\w/])", text), f.path
+    assert COUNTER.count(section(prompt, "diff")) > COUNTER.count(section(prompt, "files"))
+
+
+def test_an_index_line_lists_at_most_a_few_names_public_first() -> None:
+    from readworthy.pack.classify import Classifier
+    from readworthy.pack.index import NAMES_PER_LINE, render_file_list
+    from readworthy.pack.rank import rank_files
+
+    lines = [f"def _private_{i}(): pass" for i in range(10)] + [f"def public_{i}(): pass" for i in range(30)]
+    ranked = rank_files([added_file("pkg/api.py", lines)], Classifier())
+    text = render_file_list(ranked, frozenset(), frozenset(), 10_000, COUNTER)
+    line = next(ln for ln in text.split("\n") if ln.startswith("A pkg/api.py"))
+    listed = re.findall(r"\b_?(?:public|private)_\d+\b", line)
+    assert listed == [f"public_{i}" for i in range(NAMES_PER_LINE)]
+    assert f"(+{40 - NAMES_PER_LINE} more)" in line

@@ -121,8 +121,15 @@ FEATURE_BONUS: Mapping[str, float] = {
 }
 
 
+# Where a feature means less for one kind: new test functions are read after the code they
+# exercise, so a test that adds them ranks just below source that changes without adding any.
+KIND_FEATURE_BONUS: Mapping[tuple[FileKind, str], float] = {
+    (FileKind.TEST, "new_definitions"): 15,
+}
+
+
 def value_of(kind: FileKind, features: frozenset[str]) -> float:
-    return KIND_VALUE[kind] + sum(FEATURE_BONUS.get(f, 0.0) for f in features)
+    return KIND_VALUE[kind] + sum(KIND_FEATURE_BONUS.get((kind, f), FEATURE_BONUS.get(f, 0.0)) for f in features)
 
 
 # --------------------------------------------------------------------------- glob matching
@@ -347,11 +354,15 @@ _CANDIDATES: Mapping[tuple[re.Pattern[str], ...], re.Pattern[str]] = {
     _MAKE: re.compile(r"^\+[A-Za-z_][^\n]*:[^\n]*", re.MULTILINE),
 }
 _ANY_ADDED = re.compile(r"^\+[^\n]*", re.MULTILINE)
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 _HUNK_HEADER_RE = re.compile(r"^@@ [^\n]*?@@([^\n]*)", re.MULTILINE)
 
 
 def defined_names(patch: str | None, path: str | None = None) -> list[str]:
-    """Names defined in the added lines of a patch (functions, methods, classes, structs ...), in order."""
+    """Names defined in the added lines of a patch (functions, methods, classes, structs ...), in order.
+    Only identifiers: a Docker stage or bake target may be `rust-ci`, but a symbol readworthy cites
+    (path::Symbol) is an identifier everywhere else (analyze/ground.py); such lines still count as
+    definitions when hunks are ordered and outlined (definition_name)."""
     if not patch:
         return []
     patterns = patterns_for(path)
@@ -363,7 +374,7 @@ def defined_names(patch: str | None, path: str | None = None) -> list[str]:
         if line.startswith("+++"):
             continue
         name = definition_name(line[1:], patterns)
-        if name:
+        if name and _IDENTIFIER.fullmatch(name):
             seen.setdefault(name, None)
     return list(seen)
 
@@ -398,6 +409,6 @@ def touched_definitions(patch: str | None, path: str | None = None) -> list[str]
     for match in _HUNK_HEADER_RE.finditer(patch):
         context = match.group(1).strip()
         name = definition_name(context, patterns) if context else None
-        if name:
+        if name and _IDENTIFIER.fullmatch(name):
             names.setdefault(name, None)
     return list(names)

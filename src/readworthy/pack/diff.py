@@ -248,10 +248,11 @@ def _show(st: _FileState, i: int, text: str, allowance: int, spend: _Spender) ->
     if room <= 0:
         return False
     header = _header_cost(st, spend)
-    cost = _piece_cost(st, text, room, spend)
+    now = st.costs.get(i, 0)  # replacing a shorter form frees its tokens
+    cost = _piece_cost(st, text, room + now - header, spend)
     if cost is None:
         return False
-    delta = cost - st.costs.get(i, 0) + header
+    delta = cost - now + header
     if delta > room:
         return False
     st.shown[i], st.costs[i] = text, cost

@@ -4,9 +4,9 @@
          removed runs to a count, and blocks that moved (removed in one place, added in another)
          to one line;
   brief  the same, but a long run of added lines becomes its OUTLINE: the definitions it adds
-         (with the decorators above and a few lines below each: signature, docstring) and the
-         first lines of the run, the rest counted. At a small budget a new 300-line module shows
-         every function it defines instead of its imports.
+         (each with its decorators, its whole signature and the line after it: a docstring or the
+         first statement) and the first lines of the run, the rest counted. At a small budget a new
+         300-line module shows every function it defines instead of its imports.
 
 Hunks are ordered by what a reader needs first: those adding definitions, in file order, then the
 others by how much code they add; removal-only hunks last.
@@ -26,7 +26,8 @@ CONTEXT_LINES = 3  # unchanged lines kept around each change in a condensed hunk
 MAX_REMOVED_RUN = 4  # longer runs of removed lines collapse to a count
 BRIEF_RUN = 24  # in a brief hunk, longer runs of added lines become their outline
 OUTLINE_HEAD = 4  # an outline keeps this many first lines of the run (imports, the first statement)
-OUTLINE_FOLLOW = 3  # ... and this many lines after each definition line (signature, docstring)
+OUTLINE_FOLLOW = 1  # ... and this many lines after each definition's signature (a docstring, the first statement)
+SIGNATURE_MAX_LINES = 8  # a signature spread over more lines is cut at its first line
 MOVE_MIN_LINES = 4  # a block this long, removed here and added there, is a move
 MOVE_SCAN_MAX_LINES = 60_000  # above this many changed lines, moves are not searched for
 
@@ -185,7 +186,8 @@ def outline_run(run: Sequence[str], patterns: tuple[re.Pattern[str], ...]) -> li
         start = k
         while start > 0 and run[start - 1][1:].lstrip().startswith("@"):  # decorators belong to it
             start -= 1
-        keep.update(range(start, min(len(run), k + OUTLINE_FOLLOW + 1)))
+        keep.update(range(start, _signature_end(run, k) + OUTLINE_FOLLOW + 1))
+    keep.intersection_update(range(len(run)))
     out: list[str] = []
     gap = 0
     for k, line in enumerate(run):
@@ -199,3 +201,15 @@ def outline_run(run: Sequence[str], patterns: tuple[re.Pattern[str], ...]) -> li
     if gap:
         out.append(f"+... ({gap} more added lines)")
     return out
+
+
+def _signature_end(run: Sequence[str], k: int) -> int:
+    """The last line of the signature starting at run[k]: where its brackets close (at most
+    SIGNATURE_MAX_LINES on)."""
+    depth = 0
+    for j in range(k, min(len(run), k + SIGNATURE_MAX_LINES)):
+        code = run[j][1:]
+        depth += code.count("(") + code.count("[") - code.count(")") - code.count("]")
+        if depth <= 0:
+            return j
+    return k

@@ -52,6 +52,7 @@ DEFAULT_SHARES: Mapping[str, float] = {
     "diff": 0.55,
 }
 NAMING_MAX_SHARE = 0.25  # the index may take this much of the room from the diff to name every file
+REGROW_MARGIN_TOKENS = 48  # room the index keeps when the diff grows into what it left unused
 PER_MESSAGE_TOKENS = 4  # role and separators of one chat message
 REPLY_PRIMING_TOKENS = 3  # the assistant reply header every request carries
 SECTION_SLACK_TOKENS = 4  # per section: token merges at the fence boundaries
@@ -228,9 +229,18 @@ class _Renderer:
         prose = {name: self.prose(name, alloc.get(name, 0)) for name in PROSE_SECTIONS}
         sections = {name: rendered.text for name, rendered in prose.items() if rendered.text}
         # the file list takes its share plus whatever the other sections left unused
-        used = sum(self.counter.count(v) + 1 for v in sections.values()) + used_diff
-        files_limit = max(0, room - used)
+        used_prose = sum(self.counter.count(v) + 1 for v in sections.values())
+        files_limit = max(0, room - used_prose - used_diff)
         files_text = self.files(diff, files_limit)
+        spare = files_limit - self.counter.count(files_text) - REGROW_MARGIN_TOKENS
+        if spare > 0 and diff.text and not self._complete(diff):
+            # the index needed less than its share: the diff grows into the rest, once
+            grown = self.diff(used_diff + spare)
+            grown_tokens = self.counter.count(grown.text)
+            grown_files = self.files(grown, max(0, room - used_prose - grown_tokens))
+            if grown_tokens > used_diff and self.counter.count(grown_files) + grown_tokens + used_prose <= room:
+                diff, used_diff, files_text = grown, grown_tokens, grown_files
+                files_limit = max(0, room - used_prose - used_diff)
         if files_text:
             sections["files"] = files_text
         if diff.text:
