@@ -124,3 +124,14 @@ def test_a_long_taste_takes_at_most_its_bounded_share_of_a_small_budget() -> Non
     assert with_taste.tokens <= 4_000
     # the code is still there
     assert "+def cache_key(inputs):" in with_taste.messages[1].content
+
+
+def test_the_readme_config_example_is_valid() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Configuration file"):]
+    example = section[section.index("```yaml\n") + 8 : section.index("```", section.index("```yaml\n") + 8)]
+    config, problems = parse_repo_config(example)
+    assert problems == []
+    assert config.taste.examples and config.taste.guidance and config.section_shares

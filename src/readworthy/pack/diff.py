@@ -138,7 +138,8 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
     # renames, deletions and repeated edits: a line each, charged first (they are cheap and say a
     # lot), but never more than SUMMARY_SHARE of the section
     summary, one_line_full, repeat_lines = _one_liners(one_liners, ranked, spend, int(limit * SUMMARY_SHARE))
-    # each file under a cap; then leftovers grow the files in value order; then a last cut hunk
+    # a first look at every file, then depth under a larger cap, both in value order; then what is
+    # left grows the files in the same order; then a last pass may cut hunks to fill the rest
     for share, floor in ((FIRST_LOOK_SHARE, MIN_FIRST_LOOK), (PER_FILE_SHARE, MIN_FILE_CAP)):
         cap = max(floor, int(limit * share))
         for st in states:
@@ -169,9 +170,10 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
 
 
 def _grow(st: _FileState, allowance: int, spend: _Spender, moves: Moves, cut_last: bool = False) -> None:
-    """Spend up to `allowance` tokens (in total) on this file: the whole patch if it fits, else every
-    hunk's brief form in reading order, then full bodies in the same order. `cut_last`: the final
-    pass, where a hunk too long for what is left may be cut to fit."""
+    """Spend up to `allowance` tokens (in total) on this file: the whole patch if it fits; else every
+    hunk's brief form that fits, in reading order; then the beginning of each definition-carrying
+    hunk that did not (a hunk cut before grows with the room); then full bodies in the same order.
+    `cut_last`: the final pass, where any hunk may be cut to what is left."""
     room_now = min(allowance - st.tokens, spend.left)
     if st.full or room_now <= 0 or (st.gave_up_at is not None and room_now <= st.gave_up_at and not cut_last):
         return

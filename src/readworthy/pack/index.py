@@ -1,11 +1,14 @@
-"""The compact index tier: every path and the names it defines, in as few tokens as stay readable.
+"""The file index: every changed file, most valuable first, in as few tokens as stay readable.
 
-When the full one-line-per-file index does not fit, the files below the top ones are written
-compactly before anything is folded into directory counts: the kind once as a header line for a
-run of files instead of on every line, no +/- counts (the section head gives the totals), names
-separated by spaces (a comma costs a token per name), and one line per repeated edit listing all
-its paths (a license header on 250 files is one fact, not 250 lines). Paths stay whole: the
-model cites files by path, and a directory header plus basenames would make it rebuild them.
+Tiers, each tried only when the one before does not fit: a full line per file (status, kind, +/-,
+how much the diff shows, defined names, touched functions); the top files on full lines and the
+rest compact (below); the top files compact and the rest as bare paths (every file still named);
+the top files compact and the rest folded into directory counts. Compact lines: the kind once as a
+header line for a run of files instead of on every line, no +/- counts (the section head gives the
+totals), names separated by spaces (a comma costs a token per name), at most NAMES_PER_LINE names,
+and one line per repeated edit listing all its paths (a license header on 250 files is one fact,
+not 250 lines). Paths stay whole: the model cites files by path, and a directory header plus
+basenames would make it rebuild them.
 """
 
 from __future__ import annotations
@@ -234,11 +237,13 @@ def _file_line(
     if seen == " diff:full":
         return line  # everything it defines is in the diff
     names = [n for n in r.names if n not in shown]
-    if names or r.names:
-        in_diff = len(r.names) - len(names)
+    in_diff = len(r.names) - len(names)
+    if names:
         kept, more = _some(names)
         line += " defines: " + ", ".join(kept) + (f" (+{more} more)" if more else "")
         line += f" (+{in_diff} in the diff)" if in_diff else ""
+    elif in_diff:
+        line += f" defines: (all {in_diff} in the diff)"
     touched = [n for n in r.touched if n not in shown] if with_touched else []
     if touched:
         line += "; changes: " + ", ".join(touched)

@@ -8,13 +8,16 @@ budget + output_reserve; that is the caller's choice of budget.
 
 Order of work:
   1. clean PR prose (sanitize.clean_prose) and redact secrets everywhere (redact.redact_secrets),
-     BEFORE anything is counted, so a secret can neither be sent nor change what fits;
-  2. rank the files (classify tables, packdiff.rank_files);
-  3. split the room left after the fixed instructions between sections by their shares
-     (DEFAULT_SHARES, overridable by repo config `section_shares`); a section that needs less
-     than its share gives the rest to the others;
-  4. render each section inside its allotment, assemble the messages with prompts.build_messages,
-     count them exactly, and shrink the diff (then any section) until the total fits.
+     BEFORE anything is counted, so a secret can neither be sent nor change what fits; render the
+     repository's own taste (taste.py) into the instructions, bounded;
+  2. rank the files (classify tables, rank.rank_files);
+  3. split the room left after the instructions between sections by their shares (DEFAULT_SHARES,
+     overridable by repo config `section_shares`); a section that needs less than its share gives
+     the rest to the others. Code first: the diff has the largest share; the index may take from
+     it what naming every changed file costs, up to NAMING_MAX_SHARE of the room;
+  4. render the diff, then the prose, then the index with what is left (if the index needed less,
+     the diff grows into it once); assemble the messages with prompts.build_messages, count them
+     exactly, and shrink the diff (then any section) until the total fits.
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ from .tokens import TokenCounter, get_token_counter, truncate_to_tokens
 
 SECTIONS = ("pr", "commits", "linked_issues", "discussion", "files", "diff")
 PROSE_SECTIONS = ("pr", "commits", "linked_issues", "discussion")
+# Code first: the model learns the design from the code, the index only tells it where to look
+# (bench/packing.py, code recall alone + in noise: 4k 0.29 -> 0.46, 8k 0.57 -> 0.66 from moving the
+# diff from 20% to 55% and the index from 46% to 13%, before any change to the diff itself).
 DEFAULT_SHARES: Mapping[str, float] = {
     "pr": 0.10,
     "commits": 0.04,
