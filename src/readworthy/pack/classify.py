@@ -10,7 +10,7 @@ Generated, lock, vendored and binary files are listed by name only (NAME_ONLY_KI
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -377,6 +377,16 @@ def defined_names(patch: str | None, path: str | None = None) -> list[str]:
         if name and _IDENTIFIER.fullmatch(name):
             seen.setdefault(name, None)
     return list(seen)
+
+
+def definition_lines(lines: Sequence[str], patterns: tuple[re.Pattern[str], ...]) -> list[int]:
+    """Indexes of the added ("+") lines that are definition lines (any name, dashes included). The
+    cheap per-language candidate pattern runs first: most lines are never handed to the full ones."""
+    if not patterns:
+        return []
+    candidate = _CANDIDATES.get(patterns, _ANY_ADDED)
+    return [i for i, line in enumerate(lines)
+            if line[:1] == "+" and candidate.match(line) and definition_name(line[1:], patterns)]
 
 
 def definition_name(code_line: str, patterns: tuple[re.Pattern[str], ...] = _ALL) -> str | None:

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..models import FileChange
-from .classify import definition_name, patterns_for
+from .classify import definition_lines, definition_name, patterns_for
 
 CONTEXT_LINES = 3  # unchanged lines kept around each change in a condensed hunk
 MAX_REMOVED_RUN = 4  # longer runs of removed lines collapse to a count
@@ -54,9 +54,9 @@ def file_hunks(patch: str, path: str, moves: Moves | None = None) -> list[Hunk]:
     for raw in split_hunks(patch):
         full = condense_hunk(raw, moves)
         brief = condense_hunk(raw, moves, outline=patterns) if _has_long_added_run(raw) else full
-        added = [line[1:] for line in raw.split("\n")[1:] if line[:1] == "+"]
-        defs = sum(1 for line in added if definition_name(line, patterns)) if patterns else 0
-        hunks.append(Hunk(full, brief, defs, sum(1 for line in added if line.strip())))
+        lines = raw.split("\n")[1:]
+        added = sum(1 for line in lines if line[:1] == "+" and line[1:].strip())
+        hunks.append(Hunk(full, brief, len(definition_lines(lines, patterns)), added))
     return hunks
 
 
@@ -178,7 +178,7 @@ def outline_run(run: Sequence[str], patterns: tuple[re.Pattern[str], ...]) -> li
     with the decorators above it and OUTLINE_FOLLOW lines below, the gaps counted. A run that
     defines nothing keeps its head and tail."""
     keep: set[int] = set(range(min(len(run), OUTLINE_HEAD)))
-    defs = [k for k, line in enumerate(run) if patterns and definition_name(line[1:], patterns)]
+    defs = definition_lines(run, patterns)
     if not defs:
         keep.update(range(BRIEF_RUN - 5))
         keep.update(range(len(run) - 5, len(run)))
