@@ -11,7 +11,7 @@ Seeds the tests' GitHub server with the 30 real vLLM pull requests in ../shared/
     heuristic warm
 
 and prints wall time, GitHub requests (reads / writes) and model calls for each. Wall time
-includes PyGithub's 0.5 s spacing between writes (github_api.SECONDS_BETWEEN_WRITES, GitHub's
+includes PyGithub's 1 s spacing between writes (github_api.SECONDS_BETWEEN_WRITES, GitHub's
 advice against secondary rate limits): a cold run writes one comment per PR.
 `--sample FILE` also saves the heuristic digest's Markdown (e.g. /work/notes/sample-digest.md).
 Skips cleanly (exit 0, a message) where the fixtures are absent.

@@ -304,6 +304,15 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
             ok, why = False, repr(exc)
         figures.github.record("github proxy-page-permission", ok, why)
         count_duplicates(figures, gh, pr)
+    transient_graphql = {"data": None, "errors": [{"message": "Something went wrong while executing your query."}]}
+    with servers() as (gh, _):  # HTTP 200, no data, GitHub's own error, on the very first query
+        pr = simple_pr(gh)
+        gh.inject("POST", r"^/graphql$", status=200, body=transient_graphql, times=1)
+        res = run_action_once(gh, tmp / "transient-graphql", pr_payload(pr, "opened"))
+        n = len(own_comments(gh, pr.number))
+        figures.github.record("github transient-graphql-first-query", res.code == 0 and n == 1,
+                              f"exit {res.code}, {n} comments, {gh.count('POST', r'^/graphql$')} GraphQL POSTs")
+        count_duplicates(figures, gh, pr)
 
 
 # --------------------------------------------------------------------------- model faults
@@ -395,6 +404,20 @@ def hostile_matrix(figures: Figures, tmp: Path) -> None:
             figures.hostile.record(f"hidden text {variant[:24]!r}", f"{HIDDEN_INSTRUCTION}-{i}" not in text,
                                    "reached the model")
         count_duplicates(figures, gh, pr)
+    # A PR body line that is a workflow command, printed to the log by show-prompt: fenced by stop-commands.
+    with servers() as (gh, ai):
+        pr = seed_hostile_pr(gh, {"body": "::warning::forged by the PR\n::add-mask::x\n::stop-commands::pwned"})
+        ai.add_json(GOOD_DIGEST)
+        res = run_action_once(gh, tmp / "workflow-command", pr_payload(pr, "opened"), ai=ai,
+                              inputs={"show-prompt": "true"})
+        lines = res.stdout.splitlines()
+        starts = [i for i, line in enumerate(lines) if line.startswith("::stop-commands::")]
+        token = lines[starts[0]].split("::")[2] if starts else ""
+        end = lines.index(f"::{token}::") if token and f"::{token}::" in lines else -1
+        forged = [i for i, line in enumerate(lines) if line == "::warning::forged by the PR"]
+        ok = bool(forged) and token != "pwned" and all(starts[0] < i < end for i in forged)
+        figures.hostile.record("workflow command in PR text (show-prompt)", ok,
+                               "printed outside ::stop-commands::" if forged else "prompt not printed")
     # Hostile model answers: every attack in every field, in both languages.
     for attack in sorted(HOSTILE_STRINGS):
         for language in ("en", "zh-CN"):
