@@ -96,6 +96,7 @@ class Figures:
     leak_details: list[str] = field(default_factory=list)
     prs_checked: int = 0
     duplicate_comments: int = 0
+    endpoint_lines: list[str] = field(default_factory=list)  # what each endpoint row did, in words
 
 
 @dataclass
@@ -373,6 +374,54 @@ def model_matrix(figures: Figures, tmp: Path) -> None:
             count_duplicates(figures, gh, pr)
 
 
+# --------------------------------------------------------------------------- endpoint trouble (issue 16)
+
+STUCK_BOUND_S = 150.0  # issue 16: a stuck endpoint ends in the labelled fallback within this, with defaults
+
+
+def endpoint_matrix(figures: Figures, tmp: Path) -> None:
+    """A stuck endpoint with the default settings, and configuration errors that must not be retried."""
+    with servers() as (gh, ai):  # accepts the connection, never answers; no model-timeout input
+        pr = simple_pr(gh)
+        ai.add_stall(times=20)
+        res = run_action_once(gh, tmp / "stuck", pr_payload(pr, "opened"), ai=ai, inputs={"model-timeout": ""})
+        comments = own_comments(gh, pr.number)
+        state = decode_state(comments[0].body) if comments else None
+        ok = (res.code == 0 and state is not None and state.analyzer == "heuristic"
+              and "Heuristic fallback" in comments[0].body and res.seconds <= STUCK_BOUND_S)
+        reason = state.fallback_reason if state else "no comment"
+        figures.model.record("model stuck-endpoint (defaults)", ok, f"{res.seconds:.0f}s, {reason}")
+        figures.endpoint_lines.append(f"stuck endpoint, defaults: {res.seconds:.1f}s to the end of the run, "
+                                      f"{len(ai.chat_requests)} request(s); reason: {reason}")
+        count_duplicates(figures, gh, pr)
+    with servers() as (gh, ai):  # OPENAI_BASE_URL="not a url" (issue 16)
+        pr = simple_pr(gh)
+        res = run_action_once(gh, tmp / "bad-url", pr_payload(pr, "opened"), ai=ai,
+                              inputs={"openai-base-url": "not a url"})
+        said = res.summary + res.stdout
+        named = "openai-base-url" in said and "not a url" in said.lower()
+        ok = named and res.seconds < 5.0
+        figures.model.record("model bad-base-url", ok, f"exit {res.code}, {res.seconds:.1f}s, named={named}")
+        first = next((ln for ln in res.summary.splitlines() if "url" in ln.lower()), res.summary[:160])
+        figures.endpoint_lines.append(f"base URL 'not a url': exit {res.code} after {res.seconds:.1f}s; "
+                                      f"summary: {first.strip()[:200]}")
+        count_duplicates(figures, gh, pr)
+    for name, status, message, fix in [("401", 401, "Incorrect API key provided", "openai-api-key"),
+                                       ("404-model", 404, "The model does not exist", "gpt-4.1-mini")]:
+        with servers() as (gh, ai):  # configuration errors: one request, the reason names the input to fix
+            pr = simple_pr(gh)
+            ai.add_error(status, message, times=4)
+            res = run_action_once(gh, tmp / f"cfg-{name}", pr_payload(pr, "opened"), ai=ai)
+            comments = own_comments(gh, pr.number)
+            state = decode_state(comments[0].body) if comments else None
+            reason = state.fallback_reason if state else ""
+            ok = len(ai.chat_requests) == 1 and fix in reason and res.seconds < 5.0
+            figures.model.record(f"model config {name}", ok, f"{len(ai.chat_requests)} requests, {reason!r}")
+            figures.endpoint_lines.append(f"{name}: {len(ai.chat_requests)} request(s), {res.seconds:.1f}s; "
+                                          f"reason: {reason}")
+            count_duplicates(figures, gh, pr)
+
+
 # --------------------------------------------------------------------------- hostile input and output
 
 
@@ -533,7 +582,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         stages: list[tuple[str, Callable[[Figures, Path], None]]] = [
-            ("github faults", github_matrix), ("model faults", model_matrix),
+            ("github faults", github_matrix), ("model faults", model_matrix), ("endpoint trouble", endpoint_matrix),
             ("hostile cases", hostile_matrix), ("secrets", secrets_matrix),
         ]
         for label, stage in stages:
@@ -549,6 +598,8 @@ def main() -> int:
     print(f"  secrets planted / leaked          : {figures.secrets_planted} / {figures.secrets_leaked}")
     print(f"  duplicate comments                : {figures.duplicate_comments} (over {figures.prs_checked} PRs)")
     print(f"  wall time                         : {time.monotonic() - started:.1f}s")
+    for line in figures.endpoint_lines:
+        print(f"  endpoint: {line}")
     problems = g.failures + m.failures + h.failures + figures.leak_details
     for line in problems:
         print(f"  ! {line}")
