@@ -61,6 +61,7 @@ from test_faults_github import (
     primary_headers,
 )
 from test_faults_model import FAULTS as MODEL_FAULTS
+from test_faults_model import MODEL_TIMEOUT_S
 from test_faults_model import NOT_A_COMPLETION
 
 from readworthy.action import run_action
@@ -120,7 +121,8 @@ class _Collect(logging.Handler):
 @contextlib.contextmanager
 def _environ(values: dict[str, str]) -> Iterator[None]:
     saved = dict(os.environ)
-    for key in [k for k in os.environ if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "RUNNER_", "ACTIONS_"))]:
+    for key in [k for k in os.environ
+                if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "RUNNER_", "ACTIONS_", "READWORTHY_", "GH_TOKEN"))]:
         del os.environ[key]
     os.environ.update(values)
     try:
@@ -130,8 +132,14 @@ def _environ(values: dict[str, str]) -> Iterator[None]:
         os.environ.update(saved)
 
 
+# No key means the heuristic in these rows, unless a row points GitHub Models at the test server; a
+# closed loopback port stands in for GitHub Models otherwise, so nothing can reach the internet.
+NO_GITHUB_MODELS = {"READWORTHY_GITHUB_MODELS": "false", "READWORTHY_GITHUB_MODELS_URL": "http://127.0.0.1:9/inference"}
+
+
 def run_action_once(gh: GitHubServer, workdir: Path, payload: Any, *, ai: OpenAIServer | None = None,
-                    inputs: dict[str, str] | None = None, event: str = "pull_request_target") -> RunResult:
+                    inputs: dict[str, str] | None = None, event: str = "pull_request_target",
+                    env_extra: dict[str, str] | None = None) -> RunResult:
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "event.json").write_text(json.dumps(payload))
     (workdir / "out").write_text("")
@@ -140,12 +148,13 @@ def run_action_once(gh: GitHubServer, workdir: Path, payload: Any, *, ai: OpenAI
         "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(workdir / "event.json"),
         "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": gh.api_url, "GITHUB_GRAPHQL_URL": gh.graphql_url,
         "GITHUB_OUTPUT": str(workdir / "out"), "GITHUB_STEP_SUMMARY": str(workdir / "summary.md"),
-        "INPUT_GITHUB-TOKEN": WORKFLOW_TOKEN, "INPUT_FAIL-ON-ERROR": "false",
+        "INPUT_GITHUB-TOKEN": WORKFLOW_TOKEN, "INPUT_FAIL-ON-ERROR": "false", **NO_GITHUB_MODELS,
     }
     if ai is not None:
         env.update({"INPUT_OPENAI-API-KEY": KEY, "INPUT_OPENAI-BASE-URL": ai.url, "INPUT_MODEL": "gpt-4.1-mini",
-                    "INPUT_MODEL-TIMEOUT": "1"})
+                    "INPUT_MODEL-TIMEOUT": str(MODEL_TIMEOUT_S)})
     env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
+    env.update(env_extra or {})
     handler = _Collect()
     root = logging.getLogger()
     root.addHandler(handler)
@@ -224,7 +233,8 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
         with servers() as (gh, _):
             pr = simple_pr(gh)
             settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
-                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1,
+                                       "github_models": False})
             client = github_api.make_github(settings)
             review_one(client, None, REPO, pr.number, settings, WORKFLOW_LOGIN, Request(force=True))
             before = [(c.id, c.body) for c in own_comments(gh, pr.number)]
@@ -245,7 +255,8 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
         with servers() as (gh, _):
             pr = simple_pr(gh)
             settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
-                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1,
+                                       "github_models": False})
             if delay:
                 gh.inject(method, path, status=None, delay=delay, times=times)
             else:
@@ -270,7 +281,8 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
         with servers() as (gh, _):
             pr = simple_pr(gh)
             settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
-                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1,
+                                       "github_models": False})
             gh.inject(method, path, status=200, body="<html>Sign in to continue</html>", times=None)
             try:
                 outcome = review_one(github_api.make_github(settings), None, REPO, pr.number, settings,
@@ -284,7 +296,8 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
 
     with servers() as (gh, _):  # a GraphQL mutation answered 502 is reported, not repeated
         settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
-                                   "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+                                   "github_graphql_url": gh.graphql_url, "github_timeout": 1,
+                                       "github_models": False})
         gh.inject("POST", r"^/graphql$", status=502, times=1)
         try:
             github_api.graphql(github_api.make_github(settings), settings,

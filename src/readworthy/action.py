@@ -3,9 +3,10 @@
 Inputs read (kebab-case, as in action.yml; a Docker action receives `INPUT_<NAME>` upper-cased
 with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a shell cannot):
 
-    github-token        token for reads and the comment (fallback: GITHUB_TOKEN)
-    openai-api-key      model key (fallback: OPENAI_API_KEY); empty -> heuristic, labelled
+    github-token        token for reads and the comment (fallback: GITHUB_TOKEN); also GitHub Models' key
+    openai-api-key      model key (fallback: OPENAI_API_KEY); empty -> GitHub Models (endpoint.py)
     openai-base-url     OpenAI-compatible endpoint (fallback: OPENAI_BASE_URL)
+    github-models       false: no GitHub Models when there is no key (the heuristic, labelled)
     model, language (en|zh-CN), budget
     mode                review (default) | digest
     pr-number           workflow_dispatch: one number or a comma/space separated list
@@ -16,12 +17,13 @@ with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a sh
     fail-on-error       true: a failed review fails the step (default false)
     show-prompt         true: print the packed prompt in a log group (secrets stay masked)
     own-login           login that authors our comments when the token cannot tell
-    azure-endpoint, azure-deployment, azure-api-version, model-timeout
+    azure-endpoint, azure-deployment, azure-api-version
+    model-timeout       seconds for the whole model step, retries included (default 120)
     price-table         JSON {"MODEL": [usd_per_1M_in, usd_per_1M_out]}
     digest-*            passed to digest mode untouched
 
 Environment read: GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL,
-GITHUB_GRAPHQL_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS.
+GITHUB_GRAPHQL_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS, READWORTHY_GITHUB_MODELS(_URL).
 
 Outputs: verdict, comment-id, comment-url (one PR reviewed), prompt-tokens, completion-tokens,
 cost-usd (summed over the run), skipped-reason.
@@ -44,7 +46,7 @@ from actions_toolkit import core  # type: ignore[import-untyped]
 
 from . import publish
 from .analyze.client import make_openai_client
-from .config import Settings, build_settings
+from .config import Settings, build_settings, model_env
 from .errors import ConfigError, EventError, GitHubError, PublishError, ReadworthyError
 from .event import Event, parse_event
 from .gather import github_api
@@ -56,7 +58,7 @@ MAX_ALL_OPEN = 20
 WRITE_PERMISSIONS = ("admin", "maintain", "write")
 
 _BOOL_INPUTS = {"force": "force", "verdict-labels": "verdict_labels", "fail-on-error": "fail_on_error",
-                "show-prompt": "show_prompt"}
+                "show-prompt": "show_prompt", "github-models": "github_models"}
 _TEXT_INPUTS = {"model": "model", "language": "language", "budget": "budget", "trigger-label": "trigger_label",
                 "own-login": "own_login", "azure-endpoint": "azure_endpoint", "azure-deployment": "azure_deployment",
                 "azure-api-version": "azure_api_version", "model-timeout": "model_timeout"}
@@ -107,11 +109,15 @@ def settings_from_environment(inputs: Mapping[str, str], environ: Mapping[str, s
         "github_api_url": environ.get("GITHUB_API_URL"),
         "github_graphql_url": environ.get("GITHUB_GRAPHQL_URL"),
         "price_table": _price_table(inputs.get("price-table", "")),
+        "github_models_url": model_env(environ)["github_models_url"],
+        "run_from": "action",
     }
     for name, fld in _TEXT_INPUTS.items():
         values[fld] = inputs.get(name)
     for name, fld in _BOOL_INPUTS.items():
         values[fld] = _bool(inputs, name)
+    if values["github_models"] is None:  # READWORTHY_GITHUB_MODELS, as from a terminal
+        values["github_models"] = model_env(environ)["github_models"]
     return build_settings(values)
 
 
