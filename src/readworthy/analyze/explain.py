@@ -65,9 +65,9 @@ def explain_gave_up(failure: GaveUp, settings: Settings) -> str:
     tries = f"{failure.attempts} attempt{'s' if failure.attempts != 1 else ''}"
     if failure.why == "day-quota":
         kind = _header(exc, "x-ratelimit-type") or "daily limit"
-        return (f"rate limited (429, {kind}): {endpoint.label}'s daily quota for {model_name(settings)} is used "
-                f"up and resets in {duration(failure.wait)}. Wait for the quota to reset, choose another "
-                f"{setting(settings, 'model')}, or {_other_endpoint(settings)}")
+        return (f"rate limited (429, {kind}): the daily request quota for {model_name(settings)} at "
+                f"{endpoint.label} is used up and resets in {duration(failure.wait)}. Wait for the quota to reset, "
+                f"choose another {setting(settings, 'model')}, or {_other_endpoint(settings)}")
     if failure.why == "long-wait":
         return (f"rate limited (429): {endpoint.label} asks for a wait of {duration(failure.wait)}, longer than a "
                 f"run waits (at most {MAX_RATE_WAIT_S:.0f} s, within {setting(settings, 'model-timeout')} of "
