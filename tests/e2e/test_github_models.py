@@ -340,3 +340,20 @@ def test_github_models_401_and_413_name_the_token_and_the_budget(
         "the request is larger than GitHub Models accepts for openai/gpt-4.1-mini (413: Request body too large "
         "for gpt-5-mini model. Max size: 4000 tokens.): lower `budget` (now 7,200 tokens) or choose another `model`")
     assert len(github_models_on.chat_requests) == 2  # one each: neither is retried
+
+
+def test_a_spent_day_quota_is_not_asked_again_for_the_next_pr_of_the_run(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    first, second = small_pr(github_server), big_pr(github_server)
+    github_models_on.add_error(429, "Rate limit of 150 per 86400s exceeded for UserByModelByDay.",
+                               headers={"Retry-After": "7200", "x-ratelimit-type": "UserByModelByDay"}, times=4)
+    env = action_env(github_server, tmp_path, "workflow_dispatch",
+                     {"inputs": {"pr-number": f"{first.number} {second.number}"}})
+    result = run(monkeypatch, capsys, env)
+    assert result.code == 0 and len(github_models_on.chat_requests) == 1
+    bodies = [own_comments(github_server, pr.number)[0].body for pr in (first, second)]
+    assert all("daily request quota" in body and FALLBACK_LABEL in body for body in bodies)
+    assert "1 call to openai/gpt-4.1-mini failed" in bodies[0]
+    assert "met earlier in this run" in bodies[1] and "heuristic — no model was called" in bodies[1]

@@ -10,6 +10,8 @@ connection errors, a connect timeout, and a 429 whose Retry-After is short. Neve
 - a 429 for a spent day quota (`x-ratelimit-type: ...ByDay`, GitHub Models) or with a Retry-After
   longer than MAX_RATE_WAIT_S or than the time left: waiting it out would hold the run for hours;
 - an answer marked `x-should-retry: false`.
+A spent day quota is remembered for the rest of the process (per endpoint and model), so the other
+PRs of an `all-open` run or a digest do not ask again.
 Each attempt may use all the time left, but connecting at most CONNECT_TIMEOUT_S, so an unreachable
 host fails in seconds. The openai client itself is built with max_retries=0 (client.py).
 """
@@ -20,6 +22,7 @@ import email.utils
 import logging
 import math
 import random
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -34,6 +37,9 @@ MAX_RATE_WAIT_S = 60.0  # a Retry-After beyond this is a quota, not a blip: fall
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 MIN_ATTEMPT_S = 0.2  # less time than this left: another attempt could not finish
 _RETRIED_STATUS = frozenset({408, 409, 429})
+# (base URL, model) -> monotonic time until which the day quota is known to be spent
+_spent_quota: dict[tuple[str, str], float] = {}
+_spent_lock = threading.Lock()
 
 
 class Deadline:
@@ -104,6 +110,11 @@ def send(
     on_attempt: Callable[[], None],
 ) -> Any:
     """The chat completion for `kwargs`, or GaveUp / the endpoint's own 4xx error (see the module doc)."""
+    quota_key = (str(client.base_url), str(kwargs.get("model", "")))
+    with _spent_lock:
+        until = _spent_quota.get(quota_key, 0.0)
+    if until > time.monotonic():  # an earlier PR of this run met the spent quota: do not ask again
+        raise GaveUp("day-quota", None, 0, until - time.monotonic())
     failures = 0
     last: openai.APIError | None = None
     while True:
@@ -115,7 +126,12 @@ def send(
             return client.chat.completions.create(**kwargs, timeout=_attempt_timeout(left))
         except openai.APIStatusError as exc:
             last = exc
-            wait = _wait_for_status(exc, failures, deadline)
+            try:
+                wait = _wait_for_status(exc, failures, deadline)
+            except GaveUp as gave_up:
+                if gave_up.why == "day-quota":
+                    _remember_spent_quota(quota_key, gave_up.wait)
+                raise
         except openai.APITimeoutError as exc:
             last = exc
             if deadline.left() < MIN_ATTEMPT_S:
@@ -131,6 +147,12 @@ def send(
             raise GaveUp("deadline", last, failures, wait) from None
         log.info("model endpoint: %s; attempt %d of %d in %.1fs", _short(last), failures + 1, retries + 1, wait)
         time.sleep(wait)
+
+
+def _remember_spent_quota(key: tuple[str, str], wait: float | None) -> None:
+    seconds = wait if wait is not None and math.isfinite(wait) else 3_600.0
+    with _spent_lock:
+        _spent_quota[key] = time.monotonic() + seconds
 
 
 def _wait_for_status(exc: openai.APIStatusError, failures: int, deadline: Deadline) -> float:

@@ -64,7 +64,7 @@ def explain_gave_up(failure: GaveUp, settings: Settings) -> str:
     exc = failure.error
     tries = f"{failure.attempts} attempt{'s' if failure.attempts != 1 else ''}"
     if failure.why == "day-quota":
-        kind = _header(exc, "x-ratelimit-type") or "daily limit"
+        kind = _header(exc, "x-ratelimit-type") or "met earlier in this run"
         return (f"rate limited (429, {kind}): the daily request quota for {model_name(settings)} at "
                 f"{endpoint.label} is used up and resets in {duration(failure.wait)}. Wait for the quota to reset, "
                 f"choose another {setting(settings, 'model')}, or {_other_endpoint(settings)}")
