@@ -61,8 +61,7 @@ from test_faults_github import (
     primary_headers,
 )
 from test_faults_model import FAULTS as MODEL_FAULTS
-from test_faults_model import MODEL_TIMEOUT_S
-from test_faults_model import NOT_A_COMPLETION
+from test_faults_model import MODEL_TIMEOUT_S, NOT_A_COMPLETION
 
 from readworthy.action import run_action
 from readworthy.config import build_settings
@@ -435,6 +434,46 @@ def endpoint_matrix(figures: Figures, tmp: Path) -> None:
             count_duplicates(figures, gh, pr)
 
 
+def github_models_matrix(figures: Figures, tmp: Path) -> None:
+    """No key: GitHub Models (the test server stands in) with the workflow token; its refusals end at once."""
+    for name, script, want in [
+        ("default", lambda ai: ai.add_json(GOOD_DIGEST), "model"),
+        ("403-no-models-permission", lambda ai: ai.add_error(403, "models permission required", times=4),
+         "models: read"),
+        ("429-day-quota", lambda ai: ai.add_error(429, "UserByModelByDay exceeded", times=4, headers={
+            "Retry-After": "30000", "x-ratelimit-type": "UserByModelByDay"}), "daily request quota"),
+    ]:
+        with servers() as (gh, ai):
+            pr = simple_pr(gh)
+            script(ai)
+            res = run_action_once(gh, tmp / f"ghm-{name}", pr_payload(pr, "opened"), env_extra={
+                "READWORTHY_GITHUB_MODELS": "true", "READWORTHY_GITHUB_MODELS_URL": ai.url})
+            comments = own_comments(gh, pr.number)
+            state = decode_state(comments[0].body) if comments else None
+            bearer = [r.headers.get("authorization") for r in ai.chat_requests] == [f"Bearer {WORKFLOW_TOKEN}"]
+            if want == "model":
+                ok = state is not None and state.analyzer == "model"
+            else:
+                ok = state is not None and state.analyzer == "heuristic" and want in comments[0].body
+            ok = ok and bearer and res.code == 0 and res.seconds < 5.0
+            reason = state.fallback_reason if state else "no comment"
+            figures.model.record(f"github-models {name}", ok, f"{res.seconds:.1f}s, bearer={bearer}, {reason!r}")
+            figures.endpoint_lines.append(f"GitHub Models {name}: {len(ai.chat_requests)} request(s), "
+                                          f"{res.seconds:.1f}s; {state.analyzer if state else '?'}"
+                                          f"{'; reason: ' + reason if reason else ''}")
+            count_duplicates(figures, gh, pr)
+    with servers() as (gh, ai):  # a custom base URL and no key (a fork's run): the GitHub token stays home
+        pr = simple_pr(gh)
+        ai.add_json(GOOD_DIGEST, times=3)
+        res = run_action_once(gh, tmp / "ghm-custom", pr_payload(pr, "opened"), inputs={"openai-base-url": ai.url},
+                              env_extra={"READWORTHY_GITHUB_MODELS": "true"})
+        leaked_token = any(WORKFLOW_TOKEN in json.dumps(r.headers) for r in ai.requests)
+        figures.model.record("github-models token-not-sent-to-custom-url", not ai.requests and not leaked_token,
+                             f"{len(ai.requests)} requests")
+        figures.endpoint_lines.append(f"custom base URL without a key: {len(ai.requests)} request(s) to it")
+        count_duplicates(figures, gh, pr)
+
+
 # --------------------------------------------------------------------------- hostile input and output
 
 
@@ -596,6 +635,7 @@ def main() -> int:
         tmp = Path(tmp_name)
         stages: list[tuple[str, Callable[[Figures, Path], None]]] = [
             ("github faults", github_matrix), ("model faults", model_matrix), ("endpoint trouble", endpoint_matrix),
+            ("github models", github_models_matrix),
             ("hostile cases", hostile_matrix), ("secrets", secrets_matrix),
         ]
         for label, stage in stages:

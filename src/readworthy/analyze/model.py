@@ -34,6 +34,7 @@ from typing import Any
 import openai
 
 from ..config import Settings
+from ..endpoint import setting
 from ..models import Digest, Message, PRContext, Prompt, Report, Usage
 from ..prompts.messages import PROMPT_VERSION
 from ..prompts.schema import AnswerError, parse_digest, response_format
@@ -160,7 +161,8 @@ def _ask_within_bound(client: openai.OpenAI, messages: list[Message], settings: 
     if worker.is_alive():
         raise ModelFailure(f"timed out: no complete answer from {settings.endpoint.label} within the "
                            f"model-timeout bound of {settings.model_timeout:g} s (the endpoint kept the "
-                           "connection open without finishing its answer)")
+                           "connection open without finishing its answer). Raise "
+                           f"{setting(settings, 'model-timeout')} if the endpoint is just slow")
     if "error" in box:
         raise box["error"]
     digest: Digest = box["digest"]
