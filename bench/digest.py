@@ -45,8 +45,9 @@ VLLM = ROOT.parent / "shared" / "fixtures" / "vllm"
 
 
 def _run(server: GitHubServer, ai: OpenAIServer | None, out: Path, label: str) -> dict[str, object]:
+    # No key means the heuristic here, never GitHub Models over the internet (the default since issue 13).
     env = {"GITHUB_TOKEN": WORKFLOW_TOKEN, "GITHUB_API_URL": server.api_url,
-           "GITHUB_GRAPHQL_URL": server.graphql_url}
+           "GITHUB_GRAPHQL_URL": server.graphql_url, "READWORTHY_GITHUB_MODELS": "false"}
     if ai is not None:
         env |= {"OPENAI_API_KEY": "sk-bench", "OPENAI_BASE_URL": ai.url}
     for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GITHUB_STEP_SUMMARY"):

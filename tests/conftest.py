@@ -13,13 +13,23 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 VLLM_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "vllm"
 
 
+# Where GitHub Models "is" in tests that do not point it at the test server: a closed loopback port, so
+# a test that turns GitHub Models on by mistake fails fast instead of reaching the internet.
+UNREACHABLE_MODELS_URL = "http://127.0.0.1:9/inference"
+
+
 @pytest.fixture(autouse=True)
 def _clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test sees the developer's or CI's GitHub/OpenAI settings."""
+    """No test sees the developer's or CI's GitHub/OpenAI settings, and none calls GitHub Models unless it
+    asks for it: READWORTHY_GITHUB_MODELS=false here; tests of GitHub Models delete it and set
+    READWORTHY_GITHUB_MODELS_URL to the test OpenAI server."""
     for key in list(os.environ):
-        if key.startswith(("GITHUB_", "OPENAI_", "INPUT_", "RUNNER_", "AZURE_OPENAI")):
+        if key.startswith(("GITHUB_", "OPENAI_", "INPUT_", "RUNNER_", "AZURE_OPENAI", "READWORTHY_")):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.delenv("ACTIONS_STEP_DEBUG", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    monkeypatch.setenv("READWORTHY_GITHUB_MODELS", "false")
+    monkeypatch.setenv("READWORTHY_GITHUB_MODELS_URL", UNREACHABLE_MODELS_URL)
 
 
 @pytest.fixture

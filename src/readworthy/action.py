@@ -3,9 +3,10 @@
 Inputs read (kebab-case, as in action.yml; a Docker action receives `INPUT_<NAME>` upper-cased
 with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a shell cannot):
 
-    github-token        token for reads and the comment (fallback: GITHUB_TOKEN)
-    openai-api-key      model key (fallback: OPENAI_API_KEY); empty -> heuristic, labelled
+    github-token        token for reads and the comment (fallback: GITHUB_TOKEN); also GitHub Models' key
+    openai-api-key      model key (fallback: OPENAI_API_KEY); empty -> GitHub Models (endpoint.py)
     openai-base-url     OpenAI-compatible endpoint (fallback: OPENAI_BASE_URL)
+    github-models       false: no GitHub Models when there is no key (the heuristic, labelled)
     model, language (en|zh-CN), budget
     mode                review (default) | digest
     pr-number           workflow_dispatch: one number or a comma/space separated list
@@ -16,12 +17,13 @@ with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a sh
     fail-on-error       true: a failed review fails the step (default false)
     show-prompt         true: print the packed prompt in a log group (secrets stay masked)
     own-login           login that authors our comments when the token cannot tell
-    azure-endpoint, azure-deployment, azure-api-version, model-timeout
+    azure-endpoint, azure-deployment, azure-api-version
+    model-timeout       seconds for the whole model step, retries included (default 120)
     price-table         JSON {"MODEL": [usd_per_1M_in, usd_per_1M_out]}
     digest-*            passed to digest mode untouched
 
 Environment read: GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL,
-GITHUB_GRAPHQL_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS.
+GITHUB_GRAPHQL_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS, READWORTHY_GITHUB_MODELS(_URL).
 
 Outputs: verdict, comment-id, comment-url (one PR reviewed), prompt-tokens, completion-tokens,
 cost-usd (summed over the run), skipped-reason.

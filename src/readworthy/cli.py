@@ -29,15 +29,25 @@ log = logging.getLogger("readworthy")
 
 def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--language", choices=LANGUAGES, help="output language (default: en)")
-    parser.add_argument("--budget", type=int, help="prompt token budget (default: 16000)")
-    parser.add_argument("--model", help="model name (default: gpt-4.1-mini; key from OPENAI_API_KEY)")
+    parser.add_argument("--budget", type=int,
+                        help="prompt token budget (default: 16000; 7200 with GitHub Models, its 8k request limit)")
+    parser.add_argument("--model", help="model name (default: gpt-4.1-mini with OPENAI_API_KEY; openai/gpt-4.1-mini "
+                                        "on GitHub Models, used with GITHUB_TOKEN or GH_TOKEN when no key is set)")
+    parser.add_argument("--model-timeout", type=float, metavar="SECONDS",
+                        help="bound on the whole model step, retries included, before the heuristic stands in "
+                             "(default: 120)")
+    parser.add_argument("--no-github-models", dest="github_models", action="store_false", default=None,
+                        help="with no OPENAI_API_KEY, use the heuristic instead of GitHub Models "
+                             "(also READWORTHY_GITHUB_MODELS=false)")
     parser.add_argument(
         "--format", choices=("markdown", "json"), default="markdown", help="what to print"
     )
 
 
 def _settings_from_args(args: argparse.Namespace, **extra: object) -> Settings:
-    flags = {name: getattr(args, name, None) for name in ("language", "budget", "model")}
+    names = ("language", "budget", "model", "model_timeout", "github_models")
+    # A flag left out must not hide the environment (READWORTHY_GITHUB_MODELS); `extra` may, on purpose.
+    flags = {name: value for name in names if (value := getattr(args, name, None)) is not None}
     return terminal_settings({**flags, **extra})
 
 
@@ -71,7 +81,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .gather.sample import load_sample
     from .pack.prompt import pack_prompt
 
-    settings = _settings_from_args(args, openai_api_key=None, openai_base_url=None)
+    # No model whatever the environment holds: no key, no base URL, no GitHub Models.
+    settings = _settings_from_args(args, openai_api_key=None, openai_base_url=None, github_models=False)
     settings = settings.model_copy(update={"openai_api_key": None})
     report = analyze(pack_prompt(load_sample(), settings), settings, client=None)
     _print_report(report, args.format)

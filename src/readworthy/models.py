@@ -285,6 +285,7 @@ class Report(BaseModel):
     coverage: Coverage = Field(default_factory=Coverage)
     dropped_references: int = 0
     fallback_reason: str = ""  # why the heuristic stood in for the model, if it did
+    run_from: Literal["action", "terminal"] = "action"  # names settings in the banner the way the reader sets them
     repo: str = ""
     number: int = 0
     title: str = ""

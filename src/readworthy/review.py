@@ -200,7 +200,7 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
     markdown = render_markdown(report)
     outcome_base = {"report": report, "cached": cached, "usage": spent, "markdown": markdown,
                     "skipped_reason": "unchanged" if cached else "",
-                    "model_failure": report.fallback_reason if not cached and session.client is not None else "",
+                    "model_failure": report.fallback_reason if not cached else "",
                     **seen}
     if request.dry_run:
         return ReviewOutcome(number, "dry-run", **outcome_base)  # type: ignore[arg-type]

@@ -67,8 +67,10 @@ def simple_pr(server: GitHubServer, title: str = "Retry the model download once 
 
 
 def small_settings(server: GitHubServer, **extra: Any) -> Settings:
+    # review_one is given no model client here: say so in the settings too (no GitHub Models default)
     return build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": server.api_url,
-                           "github_graphql_url": server.graphql_url, "github_timeout": 1, **extra})
+                           "github_graphql_url": server.graphql_url, "github_timeout": 1,
+                           "github_models": False, **extra})
 
 
 def review(server: GitHubServer, pr: PullRequest, **extra: Any):  # type: ignore[no-untyped-def]

@@ -66,7 +66,8 @@ def test_least_privilege_and_concurrency(path: Path) -> None:
     permissions = wf["permissions"]
     assert isinstance(permissions, dict), "permissions must be listed, not read-all/write-all"
     assert permissions.get("contents") == "read"
-    assert set(permissions) <= {"contents", "pull-requests", "issues", "discussions"}
+    assert set(permissions) <= {"contents", "pull-requests", "issues", "discussions", "models"}
+    assert permissions.get("models", "read") == "read"  # GitHub Models needs read, never more
     assert "pull_request" not in wf["on"], "fork PRs get a read-only token there: use pull_request_target"
     group = wf["concurrency"]["group"]
     if any(event in wf["on"] for event in PR_EVENTS):

@@ -92,6 +92,36 @@ def test_heuristic_and_fallback_are_labelled(language: str, plain: str, fallback
     assert fallback in body and "HTTP 500 three times" in body
 
 
+@pytest.mark.parametrize(("language", "called", "failed"), [
+    ("en", "heuristic — no model was called", "heuristic fallback — 2 calls to openai/gpt-4.1-mini failed"),
+    ("zh-CN", "启发式分析 — 未调用模型", "启发式兜底 — 调用模型 openai/gpt-4.1-mini 失败（2 次请求）"),
+])
+def test_the_footer_says_whether_a_model_was_called(language: str, called: str, failed: str) -> None:
+    heuristic = make_report(analyzer="heuristic", model="", usage=Usage(), language=language)
+    assert called in render_markdown(heuristic) and failed not in render_markdown(heuristic)
+    fallback = heuristic.model_copy(update={"model": "openai/gpt-4.1-mini", "usage": Usage(model_calls=2),
+                                            "fallback_reason": "rate limited (429)"})
+    body = render_markdown(fallback)
+    assert failed in body and called not in body
+    # a configured model that could not even be asked (a base URL without a key): no call was made
+    unasked = heuristic.model_copy(update={"fallback_reason": "`openai-base-url` is set but ..."})
+    assert called in render_markdown(unasked)
+
+
+@pytest.mark.parametrize(("language", "run_from", "hint", "not_hint"), [
+    ("en", "action", "grant the workflow `permissions: models: read` (GitHub Models); or set `openai-api-key`",
+     "OPENAI_API_KEY"),
+    ("en", "terminal", "set `OPENAI_API_KEY`, or `GITHUB_TOKEN` to use GitHub Models", "openai-api-key"),
+    ("zh-CN", "action", "授予 `permissions: models: read`（GitHub Models，无需密钥），或设置 `openai-api-key`",
+     "OPENAI_API_KEY"),
+    ("zh-CN", "terminal", "设置 `OPENAI_API_KEY`，或设置 `GITHUB_TOKEN` 以使用 GitHub Models", "openai-api-key"),
+])
+def test_the_banner_names_what_the_reader_sets(language: str, run_from: str, hint: str, not_hint: str) -> None:
+    report = make_report(analyzer="heuristic", model="", usage=Usage(), language=language, run_from=run_from)
+    body = render_markdown(report)
+    assert hint in body and not_hint not in body
+
+
 def test_markdown_without_state_is_what_the_cli_prints() -> None:
     body = render_comment(make_report())
     assert render_markdown(make_report()) == body.split("\n", 1)[1]

@@ -37,6 +37,7 @@ MAX_OMITTED_NAMES = 10
 _LIMITS = {
     "headline": 200,
     "reason": 400,
+    "fallback": 600,  # why the model was not used, and what to set: both must survive
     "audience": 300,
     "title": 160,
     "explanation": 900,
@@ -167,7 +168,9 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
         "verdict_word": verdict_word(digest.verdict, lang),
         "headline": prose(digest.headline, "headline") or prose(report.title, "headline"),
         "analyzer": report.analyzer,
-        "fallback_reason": prose(report.fallback_reason, "reason"),
+        "fallback_reason": prose(report.fallback_reason, "fallback"),
+        "run_from": report.run_from,
+        "calls": report.usage.model_calls,
         "audience": text["list_sep"].join(a for a in audience if a) if detail.reading else "",
         "reason": prose(digest.reason, "reason"),
         "decisions": decisions,
