@@ -1,4 +1,4 @@
-"""The `readworthy digest` command line. Kept apart from digest.py so that building the CLI's parser
+"""The `readworthy digest` command line. Kept apart from digest/run.py so that building the CLI's parser
 (and so `readworthy --version`) does not import PyGithub and the openai SDK."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""gather: one pull request from GitHub -> PRContext. The only GitHub reader.
+"""gather: one pull request from GitHub -> PRContext (GraphQL through github_api, files through rest).
 
 Requests for a typical PR (<=100 files, <=100 comments): three.
   1. GraphQL: metadata, commits, conversation, reviews, review threads, closing issues (with their

@@ -1,4 +1,4 @@
-"""GraphQL query text for gather.py. Every query here is validated against GitHub's real schema in tests.
+"""GraphQL query text for gather/pull.py. Every query here is validated against GitHub's real schema in tests.
 
 One query fetches a PR's metadata, commits, conversation, reviews, review threads, closing issues,
 cross-references and the base branch's CODEOWNERS; a follow-up query pages whatever did not fit; a

@@ -9,7 +9,7 @@ budget + output_reserve; that is the caller's choice of budget.
 Order of work:
   1. clean PR prose (sanitize.clean_prose) and redact secrets everywhere (redact.redact_secrets),
      BEFORE anything is counted, so a secret can neither be sent nor change what fits;
-  2. rank the files (classify tables, packdiff.rank_files);
+  2. rank the files (classify tables, rank.rank_files);
   3. split the room left after the fixed instructions between sections by their shares
      (DEFAULT_SHARES, overridable by repo config `section_shares`); a section that needs less
      than its share gives the rest to the others;

@@ -1,6 +1,6 @@
 """The prose sections of the prompt: PR, commits, linked issues, discussion.
 
-Input here is already cleaned (sanitize.clean_prose) and redacted (redact.redact_secrets) by pack.py.
+Input here is already cleaned (sanitize.clean_prose) and redacted (redact.redact_secrets) by material.py.
 Each function renders its section into at most `limit` tokens; when the full text does not fit,
 the parts a reader needs most go first (see each function).
 """

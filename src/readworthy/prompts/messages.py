@@ -9,7 +9,7 @@ it occurs in none of the sections, so PR text cannot contain (let alone forge) t
 closing line. It is deterministic on purpose: the packer renders the messages
 repeatedly to count tokens, and the same input must give the same prompt (and hash).
 
-Interface used by pack.py: build_messages(sections, language) -> list[Message].
+Interface used by pack/prompt.py: build_messages(sections, language) -> list[Message].
 Bump PROMPT_VERSION whenever a template or the field guide changes: it goes into
 the comment state, so stored analyses made with an older prompt can be told apart.
 """
