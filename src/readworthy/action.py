@@ -20,6 +20,9 @@ with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a sh
     azure-endpoint, azure-deployment, azure-api-version
     model-timeout       seconds for the whole model step, retries included (default 120)
     price-table         JSON {"MODEL": [usd_per_1M_in, usd_per_1M_out]}
+    model-for           everyone (default) | contributors | members: who gets a model analysis
+    max-cost            USD the run may spend on the model; then the heuristic (review mode)
+    max-analyses-per-day  model analyses per PR in 24 h (default 12, 0 = no cap)
     digest-*            passed to digest mode untouched
 
 Environment read: GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL,
@@ -54,6 +57,7 @@ from actions_toolkit import core  # type: ignore[import-untyped]
 
 from . import publish
 from .analyze.client import make_openai_client
+from .analyze.spending import cost_gate
 from .config import Settings, action_settings, read_inputs
 from .errors import ConfigError, EventError, PublishError, ReadworthyError
 from .event import Event, parse_event
@@ -199,7 +203,8 @@ def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) ->
         if event.language:
             settings = settings.model_copy(update={"language": event.language})
     login = settings.own_login or own_login(gh, settings)
-    session = ReviewSession(gh, make_openai_client(settings), repo, settings, login)
+    client = make_openai_client(settings)
+    session = ReviewSession(gh, client, repo, settings, login, cost_gate(settings, client is not None))
     numbers = event.pr_numbers or (_open_prs(gh, repo) if event.all_open else ())
     if not numbers:
         return RunResult(skipped_reason="nothing-to-do", skipped_message="no pull request to review")
@@ -283,6 +288,8 @@ def _summary(result: RunResult) -> str:
             elif o.comment_url:
                 how = "reused, no model call" if o.cached else o.status
                 lines.append(f"Comment ({how}): {o.comment_url}")
+            if o.report is not None and o.report.model_withheld and not o.cached:
+                lines.append(f"ℹ️ Model not asked: {o.report.model_withheld}")
             lines += ["", o.markdown]
         lines.append("")
     return "\n".join(lines)

@@ -31,6 +31,7 @@ from .errors import ConfigError
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 DEFAULT_BUDGET = 16_000
+DEFAULT_MAX_ANALYSES_PER_DAY = 12  # a PR pushed every hour still gets a model-written guide most of the day
 DEFAULT_MODEL_TIMEOUT = 120.0  # seconds for the whole model step: every attempt, wait and repair turn
 DEFAULT_API_URL = "https://api.github.com"
 LANGUAGES = ("en", "zh-CN")
@@ -96,6 +97,10 @@ class Settings(BaseModel):
     verdict_labels: bool = False
     fail_on_error: bool = False
     show_prompt: bool = False
+    # cost and abuse control (review mode): who gets a model analysis, and how many
+    model_for: Literal["everyone", "contributors", "members"] = "everyone"
+    max_cost: float | None = Field(default=None, ge=0)  # USD per run; the heuristic once it is reached
+    max_analyses_per_day: int = Field(default=DEFAULT_MAX_ANALYSES_PER_DAY, ge=0)  # per PR; 0 = no cap
     repo_config: RepoConfig = Field(default_factory=RepoConfig)
     # Where the run was started: names settings the way the reader sets them (`openai-api-key` / OPENAI_API_KEY).
     run_from: Literal["action", "terminal"] = "terminal"
@@ -227,7 +232,8 @@ _BOOL_INPUTS = {"force": "force", "verdict-labels": "verdict_labels", "fail-on-e
                 "show-prompt": "show_prompt", "github-models": "github_models"}
 _TEXT_INPUTS = {"model": "model", "language": "language", "budget": "budget", "trigger-label": "trigger_label",
                 "own-login": "own_login", "azure-endpoint": "azure_endpoint", "azure-deployment": "azure_deployment",
-                "azure-api-version": "azure_api_version", "model-timeout": "model_timeout"}
+                "azure-api-version": "azure_api_version", "model-timeout": "model_timeout",
+                "model-for": "model_for", "max-cost": "max_cost", "max-analyses-per-day": "max_analyses_per_day"}
 
 
 def read_inputs(environ: Mapping[str, str]) -> dict[str, str]:

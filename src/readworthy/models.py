@@ -162,6 +162,7 @@ class PRContext(_Frozen):
     body: str = ""
     author: str = ""
     author_is_bot: bool = False
+    author_association: str = ""  # GitHub's OWNER / MEMBER / COLLABORATOR / CONTRIBUTOR / FIRST_TIME_CONTRIBUTOR / NONE
     url: str = ""
     state: str = "open"
     draft: bool = False
@@ -285,6 +286,8 @@ class Report(BaseModel):
     coverage: Coverage = Field(default_factory=Coverage)
     dropped_references: int = 0
     fallback_reason: str = ""  # why the heuristic stood in for the model, if it did
+    model_withheld: str = ""  # why the model was deliberately not asked (cost and abuse control), if so
+    model_runs: list[str] = Field(default_factory=list)  # ISO times of this PR's model analyses, last 24 h
     run_from: Literal["action", "terminal"] = "action"  # names settings in the banner the way the reader sets them
     repo: str = ""
     number: int = 0

@@ -14,15 +14,12 @@ finishes, its real cost replaces its reservation.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from ..analyze.client import model_name
-from ..analyze.pricing import estimate_cost
-from ..config import Settings
-from ..errors import ConfigError, ReadworthyError
+from ..analyze.spending import CostGate, max_cost_per_analysis
+from ..errors import ReadworthyError
 from ..event import PullRequestInfo
 from ..models import PullSummary, Usage
 from ..review import Request, ReviewOutcome, ReviewSession, review_one
@@ -38,43 +35,6 @@ class Filled:
     left_out: list[LeftOut] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     warnings: list[str] = field(default_factory=list)
-
-
-class CostGate:
-    """Spent + reserved never exceeds the cap. Thread-safe."""
-
-    def __init__(self, cap: float | None, per_analysis: float) -> None:
-        self.cap = cap
-        self.per_analysis = per_analysis
-        self.spent = 0.0
-        self.reserved = 0.0
-        self._lock = threading.Lock()
-
-    def try_reserve(self) -> bool:
-        with self._lock:
-            if self.cap is not None and self.spent + self.reserved + self.per_analysis > self.cap + 1e-12:
-                return False
-            self.reserved += self.per_analysis
-            return True
-
-    def settle(self, actual: float) -> None:
-        with self._lock:
-            self.reserved -= self.per_analysis
-            self.spent += actual
-
-
-def max_cost_per_analysis(settings: Settings, has_client: bool) -> float:
-    """The most one analysis should cost; ConfigError when a cap is asked for but the price is unknown."""
-    if not has_client:
-        return 0.0
-    model = model_name(settings)
-    cost = estimate_cost(model, settings.budget, settings.output_reserve, settings.price_table)
-    if cost is None:
-        raise ConfigError(
-            f"--max-cost needs the price of model {model!r}, which readworthy does not know: add it to the "
-            'price table (action input `price-table`, e.g. {"' + model + '": [0.4, 1.6]} USD per 1M tokens).'
-        )
-    return cost
 
 
 def _add(a: Usage, b: Usage) -> Usage:

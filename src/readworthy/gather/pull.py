@@ -89,6 +89,7 @@ def gather_pr(gh: GitHub, repo: str, number: int, settings: Settings) -> PRConte
         body=body,
         author=author,
         author_is_bot=author_is_bot,
+        author_association=str(pr.get("authorAssociation") or ""),
         url=str(pr.get("url") or ""),
         state="closed" if state == "merged" else state,
         draft=bool(pr.get("isDraft")),

@@ -47,7 +47,7 @@ PULL_REQUEST_QUERY = f"""
 query ReadworthyPullRequest($owner: String!, $name: String!, $number: Int!) {{
   repository(owner: $owner, name: $name) {{
     pullRequest(number: $number) {{
-      number title body url state isDraft locked merged mergedAt createdAt
+      number title body url state isDraft locked merged mergedAt createdAt authorAssociation
       author {_ACTOR}
       baseRefName headRefName baseRefOid headRefOid
       additions deletions changedFiles

@@ -169,6 +169,7 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
         "headline": prose(digest.headline, "headline") or prose(report.title, "headline"),
         "analyzer": report.analyzer,
         "fallback_reason": prose(report.fallback_reason, "fallback"),
+        "model_withheld": prose(report.model_withheld, "fallback"),
         "run_from": report.run_from,
         "calls": report.usage.model_calls,
         "audience": text["list_sep"].join(a for a in audience if a) if detail.reading else "",
