@@ -47,7 +47,9 @@ _MESSAGE_CALL = re.compile(r"\b(?:raise|throw|panic!|bail!|TORCH_CHECK|assert|(?
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 # A sentence ends at . ! ? before a capital or a code name, but not after "e.g." and its kin.
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)(?<=[.!?])\s+"
-                           r"(?=[A-Z`\"']|[a-z]\w*_\w)")
+                           r"(?=[A-Z`\"']|[a-z]\w*_\w|[a-z]\w*\()")
+# "`LastAccessEvictor` (new, `x.py`): a min-heap ..." - a bullet that labels what it describes.
+_LABEL = re.compile(r"^`?(?P<name>[A-Za-z_][\w.]*)(?:\(\))?`?\s*(?:\([^)]{0,80}\))?\s*(?::|—|–|-)\s+(?P<text>\S.*)$")
 _RST_CODE = re.compile(r"``([^`]+)``")
 _STOP_WORDS = frozenset({"the", "and", "for", "with", "from", "into", "add", "adds", "added", "fix", "fixes", "use",
                          "support", "update", "new", "refactor", "remove", "bugfix", "perf", "kernel", "model",
@@ -114,7 +116,7 @@ def split_lead(text: str, limit: int = 140) -> tuple[str, str]:
     first, rest = sentences[0], " ".join(sentences[1:])
     if len(first) <= limit:
         return first.rstrip(".:;,"), rest
-    title = brief(first, limit - 10)
+    title = brief(first, limit - 10).rstrip(";,: ")
     return title, " ".join(sentences)
 
 
@@ -211,6 +213,10 @@ def description_passages(ctx: PRContext, anchors: Anchors) -> list[Passage]:
             if not _informative(sentence):
                 continue
             named = anchors.named_in(sentence)
+            label = _LABEL.match(clean(sentence))
+            if label and label.group("name").rsplit(".", 1)[-1] in anchors.by_name:
+                named = anchors.by_name[label.group("name").rsplit(".", 1)[-1]]
+                sentence = label.group("text")[:1].upper() + label.group("text")[1:]
             anchor = named or centre
             bonus = (1.5 if role in ("purpose", "result") else 0.0) + (1.0 if named else 0.0)
             who = heading if source == "description" else ""

@@ -32,7 +32,7 @@ from .wording import phrase
 MAX_POINTS = 4
 MIN_WEIGHT = 5.0  # below this a passage is too generic to be a design point
 TITLE_POINT_MAX_OTHERS = 1  # the title mapped to a definition only when the authors said little else
-_PR_TEXT = frozenset({"description", "commit", "issue", "review", "review_request"})
+_DEBATE = frozenset({"issue", "review", "review_request"})
 
 
 def design_passages(ctx: PRContext, sig: Signals) -> list[Passage]:
@@ -49,8 +49,10 @@ def design_passages(ctx: PRContext, sig: Signals) -> list[Passage]:
         if len(chosen) == MAX_POINTS or p.weight < MIN_WEIGHT:
             break
         key = p.anchor.reference
-        same_kind = [c for c in chosen if c.anchor.reference == key and (c.source in _PR_TEXT) == (p.source in _PR_TEXT)]
-        if per_anchor[key] >= 2 or same_kind or any(_overlap(p.text, c.text) for c in chosen):
+        # one account of what a definition is (description or code comments); the issue and the
+        # review may add why it had to be so
+        told = [c for c in chosen if c.anchor.reference == key and c.source not in _DEBATE]
+        if per_anchor[key] >= 2 or (told and p.source not in _DEBATE) or any(_overlap(p.text, c.text) for c in chosen):
             continue
         chosen.append(p)
         per_anchor[key] += 1

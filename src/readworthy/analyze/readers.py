@@ -97,12 +97,15 @@ def _follow_ups(ctx: PRContext, sig: Signals) -> list[str]:
     if match:
         section = ctx.body[match.end():]
         section = re.split(r"^\s{0,3}(?:#{1,6}\s|\*\*[^*]+\*\*\s*$)", section, maxsplit=1, flags=re.MULTILINE)[0]
-        found += [clean(x) for x in section.split("\n") if len(clean(x).split()) >= 4]
+        found += [_TODO.sub("", clean(x)) for x in section.split("\n") if len(clean(x).split()) >= 4]
     code_paths = {f.change.path for f in sig.ranked if f.kind in CODE_KINDS or f.kind is FileKind.BUILD}
     for change in ctx.files:
         if change.path not in code_paths:
             continue
-        for line in (change.patch or "").split("\n"):
+        patch = change.patch or ""
+        if not any(marker in patch for marker in ("TODO", "FIXME", "HACK", "XXX", "todo")):
+            continue
+        for line in patch.split("\n"):
             words = _comment_words(line[1:]) if line.startswith("+") and not line.startswith("+++") else None
             if words and _TODO.match(words) and len(words.split()) >= 4:
                 found.append(_TODO.sub("", words).strip())

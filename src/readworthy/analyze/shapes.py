@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from difflib import SequenceMatcher
 
 from ..models import FileChange
 from ..pack.classify import definition_name, patterns_for
@@ -41,6 +42,7 @@ _GUARD = re.compile(r"^\s*(?:assert\b|raise\s+\w|throw\s+\w|(?:TORCH|CHECK|DCHEC
 # (Keyword arguments in calls and local assignments change values, not defaults.)
 _DEFAULT = re.compile(r"^\s*(?P<lhs>.*\bdefault\s*=|[A-Za-z_]\w*\s*:\s*[\w.\[\], |]+\s*=|[A-Z][A-Z0-9_]{2,}\s+=)"
                       r"\s*(?P<value>[^=].*?)\s*,?\s*$")
+_MAYBE_DEFAULT = re.compile(r".*\bdefault\b|\s*[A-Z][A-Z0-9_]{2,}\s+=|\s*[A-Za-z_]\w*\s*:")  # cheap pre-check
 _IMPORT = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+|#include\s*[<\"]|use\s+(?:crate|super|self)?"
                      r"[\w:{}, *]*;|(?:pub\s+)?mod\s+\w+;|require\(|export\s+\*?\s*\{?.*\bfrom\b|\w+(?:\s+as\s+\w+)?,\s*$"
                      r"|\)\s*$)")
@@ -106,7 +108,12 @@ def repeated_change_files(changes: Sequence[FileChange], added: dict[str, list[s
     return count if count >= 5 and count * 2 >= with_additions else 0
 
 
-def removed_guards(patch: str | None, path: str, added_anywhere: set[str]) -> list[str]:
+def guard_lines(lines: Iterable[str]) -> list[str]:
+    """The lines that are guards (what a removed guard may have become)."""
+    return [x.strip() for x in lines if _GUARD.match(x)]
+
+
+def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list[str]:
     """Removed assertions, raises and check macros that are not added back anywhere in the PR (moved),
     in code that stays: a run of removed lines that deletes a whole definition is dead code going away."""
     patterns = patterns_for(path)
@@ -118,21 +125,31 @@ def removed_guards(patch: str | None, path: str, added_anywhere: set[str]) -> li
             continue
         if run and not any(definition_name(x, patterns) for x in run if patterns):
             found += [x.strip().removesuffix("(").rstrip(", ") for x in run
-                      if _GUARD.match(x) and x.strip() not in added_anywhere]
+                      if _GUARD.match(x) and not _kept(x.strip(), added_guards)]
         run = []
     return found
 
 
+def _kept(guard: str, added_guards: set[str]) -> bool:
+    """The guard is added back, as it was or reworded (a clearer message, a wider condition)."""
+    if guard in added_guards:
+        return True
+    head = re.split(r"[\s(,]", guard, maxsplit=1)[0]
+    return any(SequenceMatcher(None, guard, x).ratio() >= 0.6 for x in added_guards if x.startswith(head))
+
+
 def changed_defaults(added: list[str], removed: list[str]) -> list[tuple[str, str, str]]:
     """(name, old, new) for defaults whose left side stays and whose literal value changes."""
+    if not added or not removed:
+        return []
     old: dict[str, str] = {}
     for line in removed:
-        m = _DEFAULT.match(line)
+        m = _DEFAULT.match(line) if "=" in line and _MAYBE_DEFAULT.match(line) else None
         if m and not COMMENT_LINE.match(line):
             old.setdefault(" ".join(m.group("lhs").split()), m.group("value"))
     out = []
     for line in added:
-        m = _DEFAULT.match(line)
+        m = _DEFAULT.match(line) if "=" in line and _MAYBE_DEFAULT.match(line) else None
         if not m or COMMENT_LINE.match(line):
             continue
         lhs = " ".join(m.group("lhs").split())

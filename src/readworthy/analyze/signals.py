@@ -255,6 +255,18 @@ def _enclosing(definitions: list[Definition], line_text: str, removed: bool) -> 
     return ""
 
 
+def _shared(flags: dict[str, str], abstractions: dict[str, None], changes: list[FileChange],
+            centre: list[RankedDefinition], added: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+    """Capability flags and interfaces other code relies on: declared in existing code, or used from
+    other changed files. A new model file setting `supports_x = True` uses a contract, it adds none."""
+    existing = {c.path for c in changes if c.status is FileStatus.MODIFIED}
+    kept_flags = [flag for flag, path in flags.items() if path in existing or any(
+        p != path and any(flag in line for line in lines) for p, lines in added.items())]
+    used_types = {r.definition.path for r in centre if r.definition.is_type and len(r.caller_files) >= 2}
+    kept_abstractions = [path for path in abstractions if path in existing or path in used_types]
+    return kept_flags, kept_abstractions
+
+
 def _implemented(code_defs: list[Definition], existing: set[str]) -> list[Located]:
     """A method newly defined in many existing files: an interface the call sites now implement.
     (New files defining `forward` are a model being added, not an interface being adopted.)"""
@@ -291,12 +303,12 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     bulk = _bulk_paths(ctx.files)
     kind_of = {c.path: FileKind.GENERATED if c.path in bulk else classifier.kind_of(c) for c in ctx.files}
     repeated = shapes.repeated_change_files(ctx.files, {path: plus for path, (plus, _) in lines.items()})
-    added_anywhere = {x.strip() for plus, _ in lines.values() for x in plus}
+    added_guards = set(shapes.guard_lines(x for plus, _ in lines.values() for x in plus))
     facts: list[FileFacts] = []
     kinds: Counter[FileKind] = Counter()
     added = {"code": 0, "test": 0, "doc": 0, "other": 0}
     deleted = {"code": 0, "test": 0}
-    capability: dict[str, None] = {}
+    capability: dict[str, str] = {}  # flag -> the file declaring it
     abstractions: dict[str, None] = {}
     kernel_files: list[str] = []
     kernel_adjacent: list[str] = []
@@ -351,12 +363,12 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                 # cheap substring tests first: these regexes run on every added line of a huge PR
                 if any(w in line for w in _CAPABILITY_WORDS) and (m := _CAPABILITY.search(line)) \
                         and not shapes.COMMENT_LINE.match(line):
-                    capability.setdefault(m.group(1), None)
+                    capability.setdefault(m.group(1), change.path)
                 if any(w in line for w in _ABSTRACTION_WORDS) and _ABSTRACTION.match(line):
                     abstractions.setdefault(change.path, None)
         if kind in CODE_KINDS | {FileKind.BUILD, FileKind.CONFIG} and change.status is not FileStatus.REMOVED:
             guards += [Located(change.path, _enclosing(defs, g, True), g)
-                       for g in shapes.removed_guards(change.patch, change.path, added_anywhere)]
+                       for g in shapes.removed_guards(change.patch, change.path, added_guards)]
             defaults += [Located(change.path, name, f"{old} → {new}")
                          for name, old, new in shapes.changed_defaults(plus, minus)]
         if kind is FileKind.KERNEL and change.additions:
@@ -376,6 +388,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     test_paths = frozenset(c.path for c in ctx.files if kind_of[c.path] is FileKind.TEST)
     centre = rank_definitions(code_defs, test_defs, {p: plus for p, (plus, _) in lines.items()}, test_paths)
     packages, package_share = _new_packages(ctx.files, kind_of)
+    shared_flags, shared_abstractions = _shared(capability, abstractions, ctx.files, centre,
+                                                {p: plus for p, (plus, _) in lines.items()})
     text = "\n".join([ctx.title, *(c.message for c in ctx.commits[:1])])
     own_text = [ctx.title, ctx.body, *(c.message for c in ctx.commits[:20])]
     added_code = (x for c in ctx.files if kind_of[c.path] in CODE_KINDS for x in lines[c.path][0])
@@ -394,8 +408,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         added_lines=sum(c.additions for c in ctx.files),
         new_files=sum(1 for c in ctx.files if c.status is FileStatus.ADDED),
         new_definitions=sum(1 for d in code_defs if d.new and kind_of[d.path] in CODE_KINDS),
-        capability_flags=tuple(capability)[:5],
-        abstractions=tuple(abstractions)[:5],
+        capability_flags=tuple(shared_flags)[:5],
+        abstractions=tuple(shared_abstractions)[:5],
         kernel_files=tuple(kernel_files),
         kernel_adjacent=tuple(kernel_adjacent),
         code_areas=tuple(areas),
