@@ -79,6 +79,7 @@ class Passage:
     who: str = ""  # a reviewer, "#812", a description section, a message kind ("raises")
     question: str = ""  # for a settled review thread: what was asked, and by whom
     asker: str = ""
+    role: str = ""  # for a description: the section's role (purpose, test, result, followup, other)
     weight: float = 0.0
 
 
@@ -220,7 +221,7 @@ def description_passages(ctx: PRContext, anchors: Anchors) -> list[Passage]:
             anchor = named or centre
             bonus = (1.5 if role in ("purpose", "result") else 0.0) + (1.0 if named else 0.0)
             who = heading if source == "description" else ""
-            out.append(Passage(source, brief(sentence), anchor, who=who,
+            out.append(Passage(source, brief(sentence), anchor, who=who, role=role,
                                weight=SOURCE_WEIGHT[source] + _score(sentence) + bonus + anchors.rank_bonus(anchor)))
     return out
 

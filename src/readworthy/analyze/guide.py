@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from collections.abc import Sequence
 
 from ..models import Decision, PRContext
@@ -51,8 +52,8 @@ def design_passages(ctx: PRContext, sig: Signals) -> list[Passage]:
         key = p.anchor.reference
         # one account of what a definition is (description or code comments); the issue and the
         # review may add why it had to be so
-        told = [c for c in chosen if c.anchor.reference == key and c.source not in _DEBATE]
-        if per_anchor[key] >= 2 or (told and p.source not in _DEBATE) or any(_overlap(p.text, c.text) for c in chosen):
+        told = [c for c in chosen if c.anchor.reference == key and not _evidence(c)]
+        if per_anchor[key] >= 2 or (told and not _evidence(p)) or any(_overlap(p.text, c.text) for c in chosen):
             continue
         chosen.append(p)
         per_anchor[key] += 1
@@ -61,6 +62,11 @@ def design_passages(ctx: PRContext, sig: Signals) -> list[Passage]:
         if title is not None and all(c.anchor.reference != title.anchor.reference for c in chosen):
             chosen.append(title)
     return chosen
+
+
+def _evidence(p: Passage) -> bool:
+    """Why it had to be so, or what it measured: the issue, the review, the description's results."""
+    return p.source in _DEBATE or p.role == "result"
 
 
 def _overlap(a: str, b: str) -> bool:
@@ -85,7 +91,10 @@ def _file_label(path: str, paths: Sequence[str]) -> str:
     return name if sum(1 for p in paths if p.rsplit("/", 1)[-1] == name) == 1 else path
 
 
-def _facts(anchor: RankedDefinition, language: str) -> str:
+def _facts(anchor: RankedDefinition, language: str, wanted: bool = True) -> str:
+    """What the diff shows about the definition: a kernel entry, its callers, its test (said once)."""
+    if not wanted:
+        return ""
     d = anchor.definition
     parts = []
     if d.kernel_entry:
@@ -99,14 +108,14 @@ def _facts(anchor: RankedDefinition, language: str) -> str:
     return phrase(language, "f_sentence", facts=phrase(language, "f_sep").join(parts)) if parts else ""
 
 
-def decision_of(p: Passage, paths: Sequence[str], language: str) -> Decision:
+def decision_of(p: Passage, paths: Sequence[str], language: str, facts: bool = True) -> Decision:
     """One design point: the quote's lead as title, then who said it where and the rest of the quote."""
     d = p.anchor.definition
     values = {"name": d.qualname, "file": _file_label(d.path, paths), "who": p.who, "section": p.who}
     if p.source == "title":
         title = phrase(language, "p_title_title", name=d.name)
         explanation = phrase(language, "p_title", quote=p.text, **values) + phrase(language, "p_end")
-        return Decision(title=title[:160], explanation=(explanation + _facts(p.anchor, language))[:900],
+        return Decision(title=title[:160], explanation=(explanation + _facts(p.anchor, language, facts))[:900],
                         references=[d.path, p.anchor.reference, *p.anchor.tests[:1]][:8])
     head, rest = split_lead(p.text)
     key = {"comment": "p_comment_above" if p.who == "above" else "p_comment_inside",
@@ -118,7 +127,7 @@ def decision_of(p: Passage, paths: Sequence[str], language: str) -> Decision:
     attribution = phrase(language, key, **values)
     explanation = phrase(language, "p_quote", attribution=attribution, quote=rest) if rest else attribution + \
         phrase(language, "p_end")
-    return Decision(title=head[:160], explanation=(explanation + _facts(p.anchor, language))[:900],
+    return Decision(title=head[:160], explanation=(explanation + _facts(p.anchor, language, facts))[:900],
                     references=list(dict.fromkeys([d.path, p.anchor.reference, *p.anchor.tests[:1]]))[:8])
 
 
@@ -160,9 +169,11 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
     paths = [f.path for f in ctx.files]
     tidy = QuoteTidier(ctx)
     out = []
+    described: set[str] = set()
     for p in design_passages(ctx, sig):
-        tidied = Passage(p.source, tidy(p.text), p.anchor, p.who, tidy(p.question), p.asker, p.weight)
-        out.append(decision_of(tidied, paths, language))
+        tidied = replace(p, text=tidy(p.text), question=tidy(p.question))
+        out.append(decision_of(tidied, paths, language, facts=p.anchor.reference not in described))
+        described.add(p.anchor.reference)
     return out
 
 

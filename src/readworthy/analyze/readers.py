@@ -18,6 +18,7 @@ from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .wording import code_names, list_sep, phrase
 
 MAX_AUDIENCE = 3
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*$|_test\.\w+$|(?:^|/)conftest\.py$")
 _CONTAINERS = frozenset({"src", "lib", "libs", "pkg", "packages", "crates", "modules", "apps", "services"})
 _TODO = re.compile(r"^(?:TODO|FIXME|HACK|XXX)\b(?:\([^)]*\))?[\s:\-]*", re.IGNORECASE)
 _FOLLOW_UP = re.compile(r"^\s{0,3}(?:#{1,6}\s*|\*\*)\s*(?:follow[- ]?ups?|todo|future work|next steps|limitations|"
@@ -35,7 +36,8 @@ def code_area(path: str) -> str:
 
 def audience(ctx: PRContext, sig: Signals, language: str) -> list[str]:
     kinds = {f.change.path: f.kind for f in sig.ranked}
-    code = [p for p, k in kinds.items() if k not in MECHANICAL_KINDS and k not in (FileKind.TEST, FileKind.DOCS)]
+    code = [p for p, k in kinds.items() if k not in MECHANICAL_KINDS and k not in (FileKind.TEST, FileKind.DOCS)
+            and not _TEST_PATH.search(p)]
     readable = code or [p for p, k in kinds.items() if k not in MECHANICAL_KINDS]
     wanted = set(readable)
     owners = Counter({owner.lstrip("@"): sum(1 for p in paths if p in wanted) for owner, paths in ctx.owners.items()})
