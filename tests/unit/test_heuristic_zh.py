@@ -15,7 +15,16 @@ from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.analyze.wording import PHRASES, count, phrase
 from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.gather.sample import load_sample
-from readworthy.models import Coverage, Digest, FileChange, FileStatus, LinkedIssue, PRContext, Report, Verdict
+from readworthy.models import (
+    Coverage,
+    Digest,
+    FileChange,
+    FileStatus,
+    LinkedIssue,
+    PRContext,
+    Report,
+    Verdict,
+)
 from readworthy.render.comment import render_markdown, verdict_word
 
 # Words an engineer writing Chinese keeps in English.
@@ -24,7 +33,7 @@ _TEMPLATES = resources.files("readworthy.render") / "templates" / "zh-CN"
 
 
 def _english_words(text: str) -> set[str]:
-    text = re.sub(r"`[^`]*`|\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|\{[^}]*\}|</?\w+>", " ", text, flags=re.S)
+    text = re.sub(r"`[^`]*`|\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|\{[^}]*\}|</?\w+>", " ", text, flags=re.DOTALL)
     return {w for w in re.findall(r"[A-Za-z]{3,}", text) if w not in _KEPT_IN_ENGLISH}
 
 
@@ -47,7 +56,7 @@ def test_the_comment_template_and_its_strings_are_translated() -> None:
     for value in values:
         assert not _english_words(value), value
     template = (_TEMPLATES / "comment.md.j2").read_text("utf-8")
-    assert not _english_words(re.sub(r"\{#.*?#\}", "", template, flags=re.S)), "English left in comment.md.j2"
+    assert not _english_words(re.sub(r"\{#.*?#\}", "", template, flags=re.DOTALL)), "English left in comment.md.j2"
 
 
 def test_no_ungrammatical_more_phrase_anywhere() -> None:
@@ -77,8 +86,8 @@ def test_issue_states_and_numbers_are_chinese() -> None:
 
 
 def test_lists_in_chinese_sentences_use_the_enumeration_comma() -> None:
-    patch = "\n".join(["@@ -1,0 +1,4 @@", "+class AttentionBackend(ABC):", "+    supports_fp8: bool = False",
-                       "+    supports_sinks: bool = False", "+    can_graph: bool = True"])
+    patch = ("@@ -1,0 +1,4 @@\n+class AttentionBackend(ABC):\n+    supports_fp8: bool = False\n"
+             "+    supports_sinks: bool = False\n+    can_graph: bool = True")
     ctx = PRContext(title="Backend capabilities", files=[
         FileChange(path="engine/attention/backend.py", status=FileStatus.MODIFIED, additions=4, patch=patch)])
     reason = heuristic_digest(ctx, Coverage(), "zh-CN").reason

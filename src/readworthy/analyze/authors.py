@@ -36,12 +36,12 @@ _CHECKBOX = re.compile(r"^\s*[-*]\s*\[[ xX]\]")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _DETAILS = re.compile(r"<details>.*?(?:</details>|\Z)", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-_TRAILER = re.compile(r"^\s*(?:Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Tested-by|Change-Id|Cc):", re.I)
+_TRAILER = re.compile(r"^\s*(?:Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Tested-by|Change-Id|Cc):", re.IGNORECASE)
 _ISSUE_ONLY = re.compile(r"^(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related|part of|see|ref)\b\W*)?"
                          r"(?:[\w.-]+/[\w.-]+)?#\d+\W*$", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"^(?:n/?a|none|tbd|todo|-+|\.+|see above|see title)\.?$", re.IGNORECASE)
 _STRING = re.compile(r"""[rfbu]{0,2}("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""", re.IGNORECASE)
-_ONLY_STRING = re.compile(r"""^\s*(?:\+\s*)?[rfbu]{0,2}(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*[,)+]*\s*$""", re.I)
+_ONLY_STRING = re.compile(r"""^\s*(?:\+\s*)?[rfbu]{0,2}(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*[,)+]*\s*$""", re.IGNORECASE)
 _MESSAGE_CALL = re.compile(r"\b(?:raise|throw|panic!|bail!|TORCH_CHECK|assert|(?:logger|logging|log|warnings)\.\w+"
                            r"|warn\w*|error|return|reason)\b", re.IGNORECASE)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -57,16 +57,16 @@ _STOP_WORDS = frozenset({"the", "and", "for", "with", "from", "into", "add", "ad
 
 # Sections of a PR description, by the words their headings use.
 _SECTION_ROLES = (
-    ("result", re.compile(r"result|benchmark|perf|number|evaluat|accura|measure", re.I)),
-    ("test", re.compile(r"test|verif|validat|how .*tested", re.I)),
-    ("followup", re.compile(r"follow|todo|future|limitation|known issue|caveat|next step", re.I)),
+    ("result", re.compile(r"result|benchmark|perf|number|evaluat|accura|measure", re.IGNORECASE)),
+    ("test", re.compile(r"test|verif|validat|how .*tested", re.IGNORECASE)),
+    ("followup", re.compile(r"follow|todo|future|limitation|known issue|caveat|next step", re.IGNORECASE)),
     ("purpose", re.compile(r"purpose|motivat|summary|descri|why|background|problem|context|overview|what|change"
-                           r"|design|approach|implement|detail|root cause|solution|fix", re.I)),
+                           r"|design|approach|implement|detail|root cause|solution|fix", re.IGNORECASE)),
 )
 SOURCE_WEIGHT = {"issue": 6.0, "review": 5.5, "review_request": 5.0, "description": 4.5, "commit": 4.0,
                  "docstring": 3.5, "module": 3.0, "comment": 2.5, "message": 1.0, "title": 0.5}
 # A message that states what a configuration needs is a contract; "must be one of" is input checking.
-_CONTRACT = re.compile(r"not supported|unsupported|requires?|only supports?|incompatible|falls? back", re.I)
+_CONTRACT = re.compile(r"not supported|unsupported|requires?|only supports?|incompatible|falls? back", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -174,11 +174,12 @@ class Anchors:
 def _sections(body: str) -> list[tuple[str, str, str]]:
     """(role, heading, text) for each section of a PR description; template leftovers removed."""
     body = _HTML_COMMENT.sub("", body)
-    body = _DETAILS.sub(lambda m: "" if re.search(r"checklist|template|essential", m.group(0)[:300], re.I)
+    body = _DETAILS.sub(lambda m: "" if re.search(r"checklist|template|essential", m.group(0)[:300], re.IGNORECASE)
                         else m.group(0), body)
     body = _FENCE.sub("", body)
     out: list[tuple[str, str, str]] = []
-    heading, role, lines = "", "purpose", []  # text before the first heading says what the PR is for
+    heading, role = "", "purpose"  # text before the first heading says what the PR is for
+    lines: list[str] = []
     for line in body.split("\n"):
         m = _HEADING.match(line)
         if m:

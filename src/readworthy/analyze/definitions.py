@@ -201,7 +201,7 @@ class _FileReader:
             self._count(added, frame, text)
             return
         stripped = text.strip()
-        if stripped.startswith("@") or stripped.startswith("template") \
+        if stripped.startswith(("@", "template")) \
                 or (_GLOBAL.search(stripped) and definition_name(text, self.patterns) is None):
             self.pending_marks.append(stripped)
             return

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..models import Decision, PRContext
 from ..pack.classify import FileKind

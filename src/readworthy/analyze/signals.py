@@ -275,7 +275,7 @@ def _implemented(code_defs: list[Definition], existing: set[str]) -> list[Locate
         if d.new and d.parent and not d.dunder and len(d.name) >= 6 and d.name.lower() not in GENERIC_NAMES \
                 and d.path in existing:
             files_by_name[d.name].add(d.path)
-    return [Located(sorted(paths)[0], name, str(len(paths)))
+    return [Located(min(paths), name, str(len(paths)))
             for name, paths in sorted(files_by_name.items(), key=lambda x: -len(x[1])) if len(paths) >= 4]
 
 
