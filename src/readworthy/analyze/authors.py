@@ -162,9 +162,12 @@ class Anchors:
         """The definition a review thread sits on: the closest start above its line in its file."""
         in_file = [r for r in self.ranked if r.definition.path == path]
         above = [r for r in in_file if line and 0 < r.definition.line <= line]
-        if above:
-            return max(above, key=lambda r: (r.definition.line, not r.definition.is_type))
-        return in_file[0] if in_file else None
+        if not above:
+            return in_file[0] if in_file else None
+        best = max(above, key=lambda r: (r.definition.line, not r.definition.is_type))
+        if best.definition.dunder:  # a thread on `__init__` is about its class
+            return next((r for r in in_file if r.definition.qualname == best.definition.parent), best)
+        return best
 
     def rank_bonus(self, anchor: RankedDefinition) -> float:
         index = self.ranked.index(anchor)

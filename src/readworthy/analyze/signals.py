@@ -386,7 +386,10 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     facts.sort(key=lambda r: (-r.value, -len(r.definitions), -r.change.additions, r.change.path))
     substantive = sum(n for k, n in kinds.items() if k not in MECHANICAL_KINDS)
     test_paths = frozenset(c.path for c in ctx.files if kind_of[c.path] is FileKind.TEST)
-    centre = rank_definitions(code_defs, test_defs, {p: plus for p, (plus, _) in lines.items()}, test_paths)
+    # callers are code: a design doc naming a class does not depend on it
+    code_lines = {p: plus for p, (plus, _) in lines.items()
+                  if kind_of[p] not in MECHANICAL_KINDS and kind_of[p] is not FileKind.DOCS}
+    centre = rank_definitions(code_defs, test_defs, code_lines, test_paths)
     packages, package_share = _new_packages(ctx.files, kind_of)
     shared_flags, shared_abstractions = _shared(capability, abstractions, ctx.files, centre,
                                                 {p: plus for p, (plus, _) in lines.items()})
