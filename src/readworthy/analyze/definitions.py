@@ -79,6 +79,7 @@ class FileDefinitions:
     path: str
     definitions: tuple[Definition, ...]
     module_doc: str = ""  # a new file's module docstring or opening comment
+    removed_names: frozenset[str] = frozenset()  # definitions whose definition line the diff removes
 
 
 @dataclass
@@ -428,4 +429,5 @@ def file_definitions(change: FileChange) -> FileDefinitions:
     for d in reader.found.values():
         d.new = d.new and d.name not in reader.removed_names
     kept = tuple(d for d in reader.found.values() if d.changed or d.new)
-    return FileDefinitions(change.path, kept, reader.module_doc if change.status.value == "added" else "")
+    return FileDefinitions(change.path, kept, reader.module_doc if change.status.value == "added" else "",
+                           frozenset(reader.removed_names))

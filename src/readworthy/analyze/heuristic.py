@@ -67,7 +67,9 @@ SUBSTANTIAL_DOC_LINES = 25  # a new section; link and typo fixes are a few lines
 SUBSTANTIAL_TEST_LINES = 20
 SUBSTANTIAL_BUILD_LINES = 30
 SMALL_FIX_LINES = 10
-TINY_FIX_LINES = 2  # changed lines of code in a fix too small to teach anything beyond its title
+TINY_FIX_LINES = 6  # added (or removed) lines of code in a fix too small to teach more than its title
+MOVED_MIN_LINES = 20  # code moves are judged on at least this many added lines
+MOVED_SHARE = 0.85  # this share of the added code was removed elsewhere (or is imports): code moved, not changed
 RESTRUCTURED_TEST_FILES = 3
 GUARD_CONTEXT_LINES = 200  # a PR deleting more than this is a removal; its guards go with it
 NEW_PACKAGE_SHARE = 0.6  # a new package holding this share of the added code makes a self-contained drop
@@ -163,6 +165,8 @@ def _mechanical(sig: Signals, language: str) -> tuple[Verdict, str, dict[str, ob
                                                                                   language)}
     if sig.cosmetic_only:
         return Verdict.SKIP, "cosmetic", {}
+    if sig.added_code_total >= MOVED_MIN_LINES and sig.moved_code_lines >= MOVED_SHARE * sig.added_code_total:
+        return Verdict.SKIP, "code_moves", {"share": round(100 * sig.moved_code_lines / sig.added_code_total)}
     if sig.only(FileKind.DOCS, *with_mechanical):
         if sig.added_doc_lines >= SUBSTANTIAL_DOC_LINES:
             return Verdict.SKIM, "docs_substantial", {"lines": sig.added_doc_lines}
@@ -194,10 +198,10 @@ def _build_graph(sig: Signals) -> bool:
 
 
 def _tiny_fix(sig: Signals) -> bool:
-    """A one- or two-line code change with no test, no kernel and no new definition: the title says it all."""
+    """A few lines of code with no test, no kernel and no new definition: the title says it all."""
     code_files = sum(n for k, n in sig.kinds.items() if k in CODE_KINDS)
-    return (code_files == 1 and sig.only(*CODE_KINDS, *MECHANICAL_KINDS)
-            and sig.added_code_lines + sig.deleted_code_lines <= 2 * TINY_FIX_LINES
+    return (code_files <= 2 and sig.only(*CODE_KINDS, *MECHANICAL_KINDS)
+            and sig.added_code_lines + sig.deleted_code_lines <= SMALL_FIX_LINES
             and max(sig.added_code_lines, sig.deleted_code_lines) <= TINY_FIX_LINES
             and not sig.new_definitions and not sig.kernel_files and not sig.kernel_adjacent)
 

@@ -47,13 +47,16 @@ _IMPORT = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+|#include\
                      r"[\w:{}, *]*;|(?:pub\s+)?mod\s+\w+;|require\(|export\s+\*?\s*\{?.*\bfrom\b|\w+(?:\s+as\s+\w+)?,\s*$"
                      r"|\)\s*$)")
 _PATH_STRING = re.compile(r"""["'][\w./-]+/[\w./-]+["']""")
-_SECURITY_TEXT = re.compile(r"\bCVE-\d{4}-\d{3,}|\bGHSA-[\w-]+|trust_remote_code|\bsecurity\b|\bvulnerab\w*|"
-                            r"\binjection\b|path traversal|\bXSS\b|\bSSRF\b|\bRCE\b|arbitrary code|untrusted|"
-                            r"\bauth(?:entication|orization)\b|saniti[sz]\w*\s+(?:user|input|path|url|file|html|"
-                            r"prompt|request)\w*", re.IGNORECASE)
+# Security words. A title may say it plainly ("security", "auth"); a description or commit body uses
+# those words about anything, so there only the specific ones count.
+_SECURITY_SPECIFIC = (r"\bCVE-\d{4}-\d{3,}|\bGHSA-[\w-]+|trust_remote_code|\bvulnerab\w*|\binjection\b|path traversal"
+                      r"|\bXSS\b|\bSSRF\b|\bRCE\b|arbitrary code")
+_SECURITY_TITLE = re.compile(_SECURITY_SPECIFIC + r"|\bsecurity\b|untrusted|\bauth(?:entication|orization)?\b"
+                             r"|saniti[sz]\w*\s+(?:user|input|path|url|file|html|prompt|request)\w*", re.IGNORECASE)
+_SECURITY_PROSE = re.compile(_SECURITY_SPECIFIC, re.IGNORECASE)
 # In code the words must sit in a check: `trust_remote_code` is passed around by ordinary code.
-_SECURITY_CODE = re.compile(r"\bCVE-\d{4}-\d{3,}|weights_only\s*=\s*True|shell\s*=\s*False|"
-                            r"^\s*(?:if|elif|assert|raise|unless|TORCH_CHECK)\b.*\b(?:trust_remote_code|untrusted)\b",
+_SECURITY_CODE = re.compile(r"(?P<w>\bCVE-\d{4}-\d{3,}|weights_only\s*=\s*True|shell\s*=\s*False)|"
+                            r"^\s*(?:if|elif|assert|raise|unless|TORCH_CHECK)\b.*\b(?P<v>trust_remote_code|untrusted)\b",
                             re.IGNORECASE)
 _BUILD_STAGE = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*\S+\s+AS\s+(\S+)\s*$", re.IGNORECASE)
 _BUILD_CACHE = re.compile(r"--mount=type=(?:cache|bind)|cache[-_](?:from|to)\b|type=cacheonly|\bcache[-_]key\b"
@@ -174,16 +177,41 @@ def is_import_or_path_edit(added: list[str], removed: list[str]) -> bool:
     return bool(changed) and all(_IMPORT.match(x) or _PATH_STRING.search(x) for x in changed)
 
 
-def security_words(texts: Iterable[str], code_lines: Iterable[str]) -> list[str]:
-    """Security words in the PR's own text (title, description, commits) and, narrower, in added code."""
+def moved_lines(added: Iterable[str], removed: Iterable[str]) -> tuple[int, int]:
+    """(moved, total) added lines of code: moved when the same line was removed somewhere in the PR
+    (code carried to another file) or when it is an import line (what a move leaves behind)."""
+    pool = Counter(x.strip() for x in removed if x.strip())
+    moved = total = 0
+    for line in added:
+        text = line.strip()
+        if not text or COMMENT_LINE.match(line):
+            continue
+        total += 1
+        if pool[text] > 0:
+            pool[text] -= 1
+            moved += 1
+        elif _IMPORT.match(line):
+            moved += 1
+    return moved, total
+
+
+def security_words(title: str, prose: Iterable[str], code_lines: Iterable[str]) -> list[str]:
+    """Security words in the title, in the description and commit bodies (specific ones only) and, in
+    added code, inside a check."""
     found: dict[str, None] = {}
-    for text in texts:
-        for m in _SECURITY_TEXT.finditer(text):
-            found.setdefault(m.group(0) if m.group(0).upper().startswith(("CVE", "GHSA")) else m.group(0).lower(), None)
+
+    def keep(word: str) -> None:
+        found.setdefault(word if word.upper().startswith(("CVE", "GHSA")) else word.lower(), None)
+
+    for m in _SECURITY_TITLE.finditer(title):
+        keep(m.group(0))
+    for text in prose:
+        for m in _SECURITY_PROSE.finditer(text):
+            keep(m.group(0))
     for line in code_lines:
         if any(w in line for w in ("CVE", "trust_remote", "weights_only", "shell", "untrusted")):
             for m in _SECURITY_CODE.finditer(line):
-                found.setdefault(m.group(0) if m.group(0).startswith("CVE") else m.group(0).lower(), None)
+                keep(m.group("w") or m.group("v"))
     return list(found)
 
 

@@ -46,8 +46,9 @@ _ANALYSIS_MARKERS = re.compile(
 )
 _PERF_TITLE = re.compile(r"\bperf\b|optimi[sz]|speed ?up|faster|latency|throughput", re.IGNORECASE)
 _FIX_TITLE = re.compile(r"\bfix|\bbug", re.IGNORECASE)
-_BUMP_TITLE = re.compile(r"\b(?:bump|upgrade|downgrade|pin|unpin|update\s+(?:\S+\s+){0,3}to\s+v?\d|version)\b",
-                         re.IGNORECASE)
+# "Bump x", "Upgrade x to 1.2", "Pin x", "Update x to v3" - not "--version".
+_BUMP_TITLE = re.compile(r"\b(?:bump|upgrade|downgrade)\b|\b(?:un)?pin\s+[\w.-]+|\bupdate\s+(?:\S+\s+){0,3}to\s+v?\d"
+                         r"|\bto\s+v?\d+\.\d+", re.IGNORECASE)
 _REVERT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*revert\b|this reverts commit", re.IGNORECASE)
 _BOT_NAME = re.compile(r"\[bot\]$|-bot$|^bot$", re.IGNORECASE)
 # A check that refuses a configuration loudly: where it lives, or what its message says.
@@ -139,6 +140,8 @@ class Signals:
     build_cache_lines: int = 0
     regression_tests: tuple[str, ...] = ()  # new tests that exercise a changed (not new) definition
     exclusions: tuple[Located, ...] = ()  # the `!=` specifier lines themselves
+    moved_code_lines: int = 0  # added lines of code that were removed elsewhere in the PR, or imports
+    added_code_total: int = 0  # added non-blank, non-comment lines of code, tests and build files
 
     @property
     def files_total(self) -> int:
@@ -314,6 +317,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     kernel_adjacent: list[str] = []
     areas: dict[str, None] = {}
     code_defs: list[Definition] = []
+    removed_names: set[str] = set()  # definitions removed somewhere: one added elsewhere moved, it is not new
     test_defs: list[Definition] = []
     guards: list[Located] = []
     defaults: list[Located] = []
@@ -329,7 +333,9 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         kind = kind_of[change.path]
         kinds[kind] += 1
         plus, minus = lines[change.path]
-        defs = list(file_definitions(change).definitions) if kind in _DEFINITION_KINDS else []
+        found = file_definitions(change) if kind in _DEFINITION_KINDS or kind is FileKind.DELETED else None
+        defs = list(found.definitions) if found is not None and kind is not FileKind.DELETED else []
+        removed_names |= found.removed_names if found is not None else frozenset()
         (test_defs if kind is FileKind.TEST else code_defs).extend(defs)
         new_names = tuple(d.name for d in defs if d.new)
         features = set()
@@ -393,8 +399,11 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     packages, package_share = _new_packages(ctx.files, kind_of)
     shared_flags, shared_abstractions = _shared(capability, abstractions, ctx.files, centre,
                                                 {p: plus for p, (plus, _) in lines.items()})
+    movable = [p for p in lines if kind_of[p] in _DEFINITION_KINDS or kind_of[p] is FileKind.DELETED]
+    moved_code, code_total = shapes.moved_lines((x for p in movable for x in lines[p][0]),
+                                                (x for p in movable for x in lines[p][1]))
     text = "\n".join([ctx.title, *(c.message for c in ctx.commits[:1])])
-    own_text = [ctx.title, ctx.body, *(c.message for c in ctx.commits[:20])]
+    own_text = [ctx.body, *(c.message for c in ctx.commits[:20])]
     added_code = (x for c in ctx.files if kind_of[c.path] in CODE_KINDS for x in lines[c.path][0])
     regression = tuple(dict.fromkeys(t for r in centre if not r.definition.new and r.definition.changed
                                      for t in r.tests if _is_new_test(t, test_defs)))
@@ -410,7 +419,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         deleted_lines=sum(c.deletions for c in ctx.files),
         added_lines=sum(c.additions for c in ctx.files),
         new_files=sum(1 for c in ctx.files if c.status is FileStatus.ADDED),
-        new_definitions=sum(1 for d in code_defs if d.new and kind_of[d.path] in CODE_KINDS),
+        new_definitions=sum(1 for d in code_defs if d.new and kind_of[d.path] in CODE_KINDS
+                            and d.name not in removed_names),
         capability_flags=tuple(shared_flags)[:5],
         abstractions=tuple(shared_abstractions)[:5],
         kernel_files=tuple(kernel_files),
@@ -428,7 +438,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         centre=tuple(centre),
         removed_guards=tuple(guards[:10]),
         changed_defaults=tuple(defaults[:10]),
-        security=tuple(shapes.security_words(own_text, added_code)[:5]),
+        security=tuple(shapes.security_words(ctx.title, own_text, added_code)[:5]),
         moved_files=moved,
         move_only=moved > 0 and not moved_with_edits and not other_files,
         move_target=move_targets.most_common(1)[0][0] if move_targets else "",
@@ -446,6 +456,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         build_cache_lines=cache_lines,
         regression_tests=regression[:3],
         exclusions=tuple(exclusions[:3]),
+        moved_code_lines=moved_code,
+        added_code_total=code_total,
     )
 
 
