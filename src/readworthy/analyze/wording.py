@@ -123,7 +123,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "renames": "只有重命名或移动（{n} 个文件），内容没有改动。",
         "moves": "把 {n} 个文件移到 {target} 下并更新了引用路径，被移动的代码本身没有改动。",
         "cosmetic": "只改动了注释、空行或格式，行为没有变化。",
-        "code_moves": "在文件之间搬移代码：新增行中有 {share}% 是从别处删掉后搬来的或只是 import，搬移的代码几乎没变。",
+        "code_moves": "在文件之间搬移代码：新增行中有 {share}% 是从别处删掉后搬来的或只是 `import` 语句，搬移的代码几乎没变。",
         "version_exclusion": "只调整了依赖版本：排除一个已知有问题的版本而不是锁死版本。这一做法值得记住，diff 不必细读。",
         "docs_substantial": "新增或扩充了文档（新增 {lines} 行），值得快速浏览其中讲解的内容。",
         "docs_small": "小幅文档修改（新增 {lines} 行）。",
