@@ -26,12 +26,17 @@ _FOLLOW_UP = re.compile(r"^\s{0,3}(?:#{1,6}\s*|\*\*)\s*(?:follow[- ]?ups?|todo|f
 
 
 def code_area(path: str) -> str:
-    """`vllm/v1/worker/utils.py` -> `vllm/v1/`; `src/pkg/core/x.py` -> `src/pkg/core/`; a root file stays."""
+    """The directory people name an area by: two levels under the root, not counting containers like
+    `src/`: `vllm/v1/worker/utils.py` -> `vllm/v1/`, `rust/src/bench/x.rs` -> `rust/src/bench/`."""
     parts = path.split("/")[:-1]
     if not parts:
         return path
-    depth = 3 if parts[0] in _CONTAINERS else 2
-    return "/".join(parts[:depth]) + "/"
+    kept: list[str] = []
+    for part in parts:
+        kept.append(part)
+        if sum(1 for p in kept if p not in _CONTAINERS) == 2:
+            break
+    return "/".join(kept) + "/"
 
 
 def audience(ctx: PRContext, sig: Signals, language: str) -> list[str]:
@@ -50,7 +55,9 @@ def audience(ctx: PRContext, sig: Signals, language: str) -> list[str]:
         for f in sig.ranked:
             if f.change.path in wanted:
                 weight[code_area(f.change.path)] += f.change.additions + f.change.deletions + 1
-        named = [code_names([a], 1, language) for a, _ in weight.most_common(MAX_AUDIENCE)]
+        ranked = [a for a, _ in weight.most_common()]
+        directories = [a for a in ranked if a.endswith("/")]
+        named = [code_names([a], 1, language) for a in (directories or ranked)[:MAX_AUDIENCE]]
     return [n[:300] for n in named[:MAX_AUDIENCE]]
 
 
