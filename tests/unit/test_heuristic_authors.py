@@ -3,6 +3,9 @@ issue's analysis, the review reply that settled a thread, commit bodies; and the
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.models import (
     Commit,
@@ -211,3 +214,27 @@ def test_a_kernel_entry_point_ranks_above_its_ptx_helpers() -> None:
     assert "`paged_decode_kernel`" in point.explanation and "kernel entry point" in point.explanation
     assert "One CTA per (sequence, head)" in point.title
     assert "cp_async_16" not in " ".join(digest.start_reading[:1])
+
+
+_PIECES = ["def f(", "class A:", '"""', "'''", "#", "//", "/*", "*/", "@triton.jit", "__global__ void k(", "):",
+           "{", "}", 'raise ValueError("x is not supported")', "assert x", "FROM a AS b", "x = 1", "default=3",
+           "TODO: fix it later please", "    ", "\t", "“", "中文", "@@ -1,2 +1,3 @@ def g():"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(st.tuples(st.sampled_from(["+", "-", " ", "\\", ""]),
+                                st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=6)), max_size=6)),
+                      max_size=30),
+       ext=st.sampled_from(["py", "cu", "rs", "sh", "hcl", "ts", "md"]), status=st.sampled_from(list(FileStatus)))
+def test_any_patch_and_pr_text_give_a_valid_digest(lines: list[tuple[str, list[str]]], ext: str,
+                                                   status: FileStatus) -> None:
+    text = ["@@ -1,3 +1,3 @@ class C:", *(prefix + "".join(parts) for prefix, parts in lines)]
+    change = FileChange(path=f"pkg/m.{ext}", status=status, additions=len(text), deletions=1, patch="\n".join(text))
+    body = "## Purpose\n" + "\n".join(text[:6])
+    thread = ReviewThread(path=change.path, line=2, is_resolved=True,
+                          comments=[ThreadComment(author="a", body="why this one here?"),
+                                    ThreadComment(author="b", body=" ".join(text[:3]) + " because it must be so")])
+    ctx = PRContext(title="Bump x to 1.2", body=body, files=[change], threads=[thread])
+    for language in ("en", "zh-CN"):
+        digest = heuristic_digest(ctx, Coverage(), language)  # pydantic validates every field's bounds
+        assert len(digest.decisions) <= 4

@@ -166,3 +166,18 @@ def test_a_new_package_holding_most_of_the_code_is_a_skim_of_its_shared_edits() 
     digest = _digest("[Model] Add Zeta", [*model, shared])
     assert digest.verdict is Verdict.SKIM
     assert "new package `engine/models/zeta/`" in digest.reason and "`linear.py`" in digest.reason
+
+
+def test_audience_is_the_owners_of_the_code_not_of_the_tests() -> None:
+    files = [_file("engine/sched/batcher.py", ["    return pack(queue)"], ["    return queue"]),
+             _file("tests/sched/test_batcher.py", ["def test_pack():", "    assert pack([]) == []"])]
+    owners = {"@org/qa": ["tests/sched/test_batcher.py"], "@org/scheduler": ["engine/sched/batcher.py"]}
+    digest = _digest("Pack the queue", files, owners=owners)
+    assert digest.audience == ["org/scheduler (`engine/sched/batcher.py`)"]
+    # nobody owns the code: the config's areas come next, then the code areas themselves
+    by_area = _digest("Pack the queue", files, owners={"@org/qa": ["tests/sched/test_batcher.py"]},
+                      areas={"Scheduler": ["engine/sched/batcher.py"], "Tests": ["tests/sched/test_batcher.py"]})
+    assert by_area.audience == ["Scheduler"]
+    assert _digest("Pack the queue", files).audience == ["`engine/sched/`"]
+    ci = _digest("CI diagnostics", [_file(".buildkite/scripts/run.sh", ["collect() {", "  dmesg", "}"])])
+    assert ci.audience == ["`.buildkite/scripts/`"]

@@ -45,8 +45,10 @@ def audience(ctx: PRContext, sig: Signals, language: str) -> list[str]:
             and not _TEST_PATH.search(p)]
     readable = code or [p for p, k in kinds.items() if k not in MECHANICAL_KINDS]
     wanted = set(readable)
-    owners = Counter({owner.lstrip("@"): sum(1 for p in paths if p in wanted) for owner, paths in ctx.owners.items()})
-    named = [o for o, n in owners.most_common() if n]
+    owners = Counter({owner: sum(1 for p in paths if p in wanted) for owner, paths in ctx.owners.items()})
+    named = [phrase(language, "audience_owner", owner=owner.lstrip("@"),
+                    area=code_names([_owned_area([p for p in ctx.owners[owner] if p in wanted])], 1, language))
+             for owner, n in owners.most_common() if n]
     if not named:
         areas = Counter({area: sum(1 for p in paths if p in wanted) for area, paths in ctx.areas.items()})
         named = [a for a, n in areas.most_common() if n]
@@ -59,6 +61,11 @@ def audience(ctx: PRContext, sig: Signals, language: str) -> list[str]:
         directories = [a for a in ranked if a.endswith("/")]
         named = [code_names([a], 1, language) for a in (directories or ranked)[:MAX_AUDIENCE]]
     return [n[:300] for n in named[:MAX_AUDIENCE]]
+
+
+def _owned_area(paths: list[str]) -> str:
+    """What an owner owns among the changed files: the file itself, or the area most of them are in."""
+    return paths[0] if len(paths) == 1 else Counter(code_area(p) for p in paths).most_common(1)[0][0]
 
 
 def discussion_summary(sig: Signals, language: str) -> str:

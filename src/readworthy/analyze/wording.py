@@ -96,7 +96,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "f_kernel_entry": "a kernel entry point",
         "f_callers": "used from {n} other changed files",
         "f_tested": "exercised by `{test}`",
-        # discussion, linked issues, open items
+        # audience, discussion, linked issues, open items
+        "audience_owner": "{owner} ({area})",
         "sentence_sep": "; ",
         "discussion_people": "{n} participant{s} ({names})",
         "discussion_comments": "{n} comment{s}",
@@ -188,6 +189,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "f_kernel_entry": "是内核入口",
         "f_callers": "被其他 {n} 个改动文件调用",
         "f_tested": "由 `{test}` 覆盖测试",
+        "audience_owner": "{owner}（{area}）",
         "sentence_sep": "；",
         "discussion_people": "{n} 位参与者（{names}）",
         "discussion_comments": "{n} 条评论",
