@@ -110,13 +110,20 @@ def test_thousands_of_generated_one_line_files_are_skipped_however_many() -> Non
 
 def test_new_stages_and_cache_mounts_in_an_existing_image_build_are_deep_read() -> None:
     digest = _digest("[Docker] Cache test dependencies", [_file("docker/Dockerfile", [
+        "FROM ${BASE_IMAGE} AS runtime-base",
+        "RUN apt-get install -y libnuma1",
+        "FROM runtime-base AS app-base",
         "# Test requirements change rarely: keep them in their own stage so app changes do not rebuild them",
         "FROM runtime-base AS test-deps",
         "RUN --mount=type=cache,target=/root/.cache/uv uv pip install -r requirements/test.txt",
         "FROM test-deps AS test",
-    ], ["FROM base AS test"])])
-    assert digest.verdict is Verdict.DEEP_READ and "new stages (`test-deps`)" in digest.reason
-    assert digest.decisions and "keep them in their own stage" in digest.decisions[0].title
+    ], ["FROM ${BASE_IMAGE} AS app-base", "FROM app-base AS test"])])
+    assert digest.verdict is Verdict.DEEP_READ
+    assert "new stages (`runtime-base`, `test-deps`)" in digest.reason
+    assert any("keep them in their own stage" in d.title for d in digest.decisions)
+    one_more = _digest("[Docker] Add a CUDA 13 image", [_file("docker/Dockerfile", [
+        "FROM base AS cuda13", "RUN --mount=type=cache,target=/root/.cache/uv uv pip install -e ."])])
+    assert one_more.verdict is not Verdict.DEEP_READ
 
 
 def test_an_existing_pattern_applied_across_test_files_is_skipped() -> None:

@@ -71,6 +71,7 @@ TINY_FIX_LINES = 6  # added (or removed) lines of code in a fix too small to tea
 MOVED_MIN_LINES = 20  # code moves are judged on at least this many added lines
 MOVED_SHARE = 0.85  # this share of the added code was removed elsewhere (or is imports): code moved, not changed
 RESTRUCTURED_TEST_FILES = 3
+BUILD_GRAPH_STAGES = 2  # new stages that others build on: the image is layered anew
 GUARD_CONTEXT_LINES = 200  # a PR deleting more than this is a removal; its guards go with it
 NEW_PACKAGE_SHARE = 0.6  # a new package holding this share of the added code makes a self-contained drop
 
@@ -194,7 +195,7 @@ def _mechanical(sig: Signals, language: str) -> tuple[Verdict, str, dict[str, ob
 
 
 def _build_graph(sig: Signals) -> bool:
-    return len(sig.build_stages) >= 2 or (bool(sig.build_stages) and sig.build_cache_lines > 0)
+    return len(sig.build_stages) >= BUILD_GRAPH_STAGES
 
 
 def _tiny_fix(sig: Signals) -> bool:

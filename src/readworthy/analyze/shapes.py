@@ -59,8 +59,7 @@ _SECURITY_CODE = re.compile(r"(?P<w>\bCVE-\d{4}-\d{3,}|weights_only\s*=\s*True|s
                             r"^\s*(?:if|elif|assert|raise|unless|TORCH_CHECK)\b.*\b(?P<v>trust_remote_code|untrusted)\b",
                             re.IGNORECASE)
 _BUILD_STAGE = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*\S+\s+AS\s+(\S+)\s*$", re.IGNORECASE)
-_BUILD_CACHE = re.compile(r"--mount=type=(?:cache|bind)|cache[-_](?:from|to)\b|type=cacheonly|\bcache[-_]key\b"
-                          r"|content[-_]hash|--cache-", re.IGNORECASE)
+_BUILD_USE = re.compile(r"(?:^\s*FROM\s+(?:--\S+\s+)*|--from=)([\w.${}-]+)", re.IGNORECASE)
 
 
 def diff_lines(patch: str | None) -> tuple[list[str], list[str]]:
@@ -216,11 +215,9 @@ def security_words(title: str, prose: Iterable[str], code_lines: Iterable[str]) 
 
 
 def build_stages(added: list[str], removed: list[str]) -> list[str]:
-    """Image build stages (`FROM x AS name`) the diff adds that did not exist before."""
+    """New image build stages (`FROM x AS name`) that other added lines build on (`FROM name`,
+    `--from=name`): a change to how the image is layered, not one more stage at the end."""
     before = {m.group(1) for m in map(_BUILD_STAGE.match, removed) if m}
-    return [m.group(1) for m in map(_BUILD_STAGE.match, added) if m and m.group(1) not in before]
-
-
-def build_cache_lines(added: list[str]) -> int:
-    """Added lines that decide what a build caches: cache/bind mounts, cache refs, content hashes."""
-    return sum(1 for line in added if _BUILD_CACHE.search(line))
+    new = [m.group(1) for m in map(_BUILD_STAGE.match, added) if m and m.group(1) not in before]
+    used = {m.group(1) for line in added for m in _BUILD_USE.finditer(line)}
+    return [name for name in new if name in used]

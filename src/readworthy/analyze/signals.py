@@ -136,8 +136,7 @@ class Signals:
     new_packages: tuple[str, ...] = ()  # new directories holding most of the added code
     new_package_share: float = 0.0  # share of added code and kernel lines inside them
     shared_edits: tuple[str, ...] = ()  # modified code files outside the new packages
-    build_stages: tuple[str, ...] = ()  # new stages in existing image builds
-    build_cache_lines: int = 0
+    build_stages: tuple[str, ...] = ()  # new stages other stages build on, in existing image builds
     regression_tests: tuple[str, ...] = ()  # new tests that exercise a changed (not new) definition
     exclusions: tuple[Located, ...] = ()  # the `!=` specifier lines themselves
     moved_code_lines: int = 0  # added lines of code that were removed elsewhere in the PR, or imports
@@ -324,7 +323,6 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     hidden: list[str] = []
     cosmetic_files = readable_files = version_files = 0
     stages: list[str] = []
-    cache_lines = 0
     moved = moved_with_edits = other_files = 0
     move_targets: Counter[str] = Counter()
     exclusions: list[Located] = []
@@ -388,7 +386,6 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             hidden.append(change.path)
         if kind is FileKind.BUILD and change.status is FileStatus.MODIFIED:
             stages += shapes.build_stages(plus, minus)
-            cache_lines += shapes.build_cache_lines(plus)
     facts.sort(key=lambda r: (-r.value, -len(r.definitions), -r.change.additions, r.change.path))
     substantive = sum(n for k, n in kinds.items() if k not in MECHANICAL_KINDS)
     test_paths = frozenset(c.path for c in ctx.files if kind_of[c.path] is FileKind.TEST)
@@ -453,7 +450,6 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                            and c.status is FileStatus.MODIFIED
                            and not any(c.path.startswith(p + "/") for p in packages))[:8],
         build_stages=tuple(stages[:8]),
-        build_cache_lines=cache_lines,
         regression_tests=regression[:3],
         exclusions=tuple(exclusions[:3]),
         moved_code_lines=moved_code,
