@@ -43,7 +43,7 @@ def test_demo_prints_a_labelled_heuristic_comment() -> None:
 def test_demo_in_chinese_uses_localised_verdict_words() -> None:
     proc = run_cli("demo", "--language", "zh-CN")
     assert proc.returncode == 0, proc.stderr
-    assert any(word in proc.stdout for word in ("值得精读", "值得快速浏览", "不必精读"))
+    assert any(word in proc.stdout for word in ("值得精读", "值得快速浏览", "可以跳过"))
 
 
 def test_demo_json_has_top_level_verdict_usage_and_coverage() -> None:

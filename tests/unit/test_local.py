@@ -86,3 +86,27 @@ def test_non_utf8_bytes_are_replaced_not_fatal(tmp_path: Path) -> None:
 def test_nothing_to_analyze() -> None:
     with pytest.raises(InputError, match="--patch"):
         context_from_source(LocalSource())
+
+
+def test_git_range_reads_owners_and_areas_at_the_merge_base(repo: Path) -> None:
+    _git(repo, "checkout", "-q", "main")
+    (repo / ".github").mkdir()
+    (repo / ".github" / "CODEOWNERS").write_text("*.py @org/core\ntests/ @org/qa\n")
+    (repo / ".github" / "readworthy.yml").write_text('areas:\n  "*.py": "Core engine"\n')
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "owners")
+    _git(repo, "checkout", "-q", "feature")
+    _git(repo, "rebase", "-q", "main")
+    # the branch rewrites CODEOWNERS for itself: ignored, the merge base decides
+    (repo / ".github" / "CODEOWNERS").write_text("* @org/feature-author\n")
+    _git(repo, "commit", "-qam", "Claim everything")
+    ctx = context_from_source(LocalSource(base="main", head="feature"), cwd=repo)
+    assert ctx.owners == {"@org/core": ["core.py", "extra.py"]}
+    assert ctx.areas == {"Core engine": ["core.py", "extra.py"]}
+
+
+def test_patch_file_has_no_owners(tmp_path: Path) -> None:
+    patch = tmp_path / "c.diff"
+    patch.write_text(PATCH)
+    ctx = context_from_source(LocalSource(patch=str(patch)))
+    assert ctx.owners == {} and ctx.areas == {}

@@ -69,7 +69,7 @@ def test_english_comment_has_every_section_and_the_state() -> None:
 
 
 def test_chinese_comment_uses_chinese_words() -> None:
-    for verdict, word in (("deep-read", "值得精读"), ("skim", "值得快速浏览"), ("skip", "不必精读")):
+    for verdict, word in (("deep-read", "值得精读"), ("skim", "值得快速浏览"), ("skip", "可以跳过")):
         digest = make_report().digest.model_copy(update={"verdict": Verdict(verdict)})
         body = render_markdown(make_report(digest=digest, language="zh-CN"))
         assert body.startswith("## ") and word in body.split("\n")[0]

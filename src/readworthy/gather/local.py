@@ -1,6 +1,7 @@
 """Build a PRContext without GitHub: from a patch file, stdin, or a git range of the current repository.
 
-This is `readworthy local`'s gather stage. git runs as a subprocess, read-only.
+This is `readworthy local`'s gather stage. git runs as a subprocess, read-only. For a git range the
+audience comes from CODEOWNERS and `.github/readworthy.yml` at the merge base, as the action reads them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from pathlib import Path
 from ..errors import InputError
 from ..models import Commit, PRContext
 from .diffparse import parse_patch
+from .owners import CODEOWNERS_PATHS, first_codeowners, match_areas, match_owners
+from .repo_config import CONFIG_PATH, parse_repo_config
 
 # A git range can be big; a patch larger than this is refused rather than exhausting memory.
 MAX_PATCH_BYTES = 200 * 1024 * 1024
@@ -61,6 +64,22 @@ def _git(args: list[str], cwd: Path) -> str:
     return proc.stdout.decode("utf-8", errors="replace")
 
 
+def _git_show(ref: str, path: str, cwd: Path) -> str | None:
+    """A file's text at `ref`, or None when it does not exist there."""
+    proc = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=cwd, capture_output=True, check=False, timeout=60)
+    return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None
+
+
+def base_audience(merge_base: str, paths: list[str], cwd: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """CODEOWNERS owners and `.github/readworthy.yml` areas of the changed paths, read at the merge base
+    like the action reads them from the base branch: the change must not pick its own audience."""
+    found = first_codeowners({p: _git_show(merge_base, p, cwd) for p in CODEOWNERS_PATHS})
+    owners = match_owners(found[1], paths) if found else {}
+    config_text = _git_show(merge_base, CONFIG_PATH, cwd)
+    areas = parse_repo_config(config_text)[0].areas if config_text is not None else {}
+    return owners, match_areas(areas, paths)
+
+
 def git_range_patch(base: str, head: str, cwd: Path) -> tuple[str, list[Commit]]:
     """The diff base...head (what a PR from head into base would show) and its commits, oldest first."""
     merge_base = _git(["merge-base", base, head], cwd).strip()
@@ -79,7 +98,9 @@ def git_range_patch(base: str, head: str, cwd: Path) -> tuple[str, list[Commit]]
 def context_from_source(source: LocalSource, cwd: Path | None = None) -> PRContext:
     """A PRContext from a patch or a git range. Title defaults to the first commit subject."""
     cwd = cwd or Path.cwd()
-    if source.patch is not None:
+    owners: dict[str, list[str]] = {}
+    areas: dict[str, list[str]] = {}
+    if source.patch is not None:  # a patch may come from anywhere: no repository to ask for owners
         parsed = parse_patch(read_patch_text(source.patch))
         files, commits = parsed.files, parsed.commits
     elif source.base:
@@ -87,6 +108,8 @@ def context_from_source(source: LocalSource, cwd: Path | None = None) -> PRConte
         if not diff.strip():
             raise InputError(f"no changes between {source.base} and {source.head}")
         files = parse_patch(diff).files
+        merge_base = _git(["merge-base", source.base, source.head], cwd).strip()
+        owners, areas = base_audience(merge_base, [f.path for f in files], cwd)
     else:
         raise InputError("nothing to analyze: give --patch FILE (or - for stdin) or --base REF")
     title = source.title or (commits[0].message.splitlines()[0] if commits and commits[0].message else "")
@@ -100,4 +123,6 @@ def context_from_source(source: LocalSource, cwd: Path | None = None) -> PRConte
         commits=commits,
         commit_count=len(commits),
         head_sha=commits[-1].sha if commits else "",
+        owners=owners,
+        areas=areas,
     )

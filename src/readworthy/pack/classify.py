@@ -276,6 +276,14 @@ _C = (
                r"\((?:\s*$|\s*(?:void\s*)?\)\s*(?:const\s*)?(?:\{.*)?$|\s*(?:const\s+)?[A-Za-z_][\w:<>,]*[\s*&]+[A-Za-z_]\w*[^;]*$)"),
 )
 _PROTO = (re.compile(r"^\s*(?:message|service|rpc|enum)\s+(?P<name>[A-Za-z_]\w*)"),)
+# Build and CI files define things too: shell functions, Dockerfile stages, HCL (bake, Terraform) blocks.
+# They are not in _ALL: `name() {` or `FROM x AS y` would be false positives in other languages.
+_SHELL = (
+    re.compile(r"^\s*function\s+(?P<name>[A-Za-z_]\w*)"),
+    re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*\(\s*\)\s*\{?\s*$"),
+)
+_DOCKER = (re.compile(r"^\s*FROM\s+(?:--\S+\s+)*\S+\s+AS\s+(?P<name>[A-Za-z_][\w.-]*)\s*$", re.IGNORECASE),)
+_HCL = (re.compile(r"^\s*(?:target|function|variable|group|resource|module)\s+\"(?P<name>[A-Za-z_][\w-]*)\""),)
 _ALL = _PY + _RUST + _GO + _JS + _C + _PROTO
 _PATTERNS_BY_EXT: Mapping[str, tuple[re.Pattern[str], ...]] = {
     **dict.fromkeys(("py", "pyi", "pyx"), _PY),
@@ -284,6 +292,9 @@ _PATTERNS_BY_EXT: Mapping[str, tuple[re.Pattern[str], ...]] = {
     **dict.fromkeys(("js", "jsx", "ts", "tsx", "mjs", "cjs"), _JS),
     **dict.fromkeys(("c", "cc", "cpp", "cxx", "h", "hh", "hpp", "cu", "cuh", "hip", "cl", "metal", "m", "mm"), _C),
     "proto": _PROTO,
+    **dict.fromkeys(("sh", "bash"), _SHELL),
+    **dict.fromkeys(("hcl", "tf"), _HCL),
+    "dockerfile": _DOCKER,
 }
 _NOT_NAMES = frozenset({"if", "for", "while", "switch", "return", "else", "do", "case", "sizeof", "catch", "new",
                         "delete", "throw", "using", "namespace", "operator", "not", "and", "or", "in", "is",
@@ -293,7 +304,10 @@ _NOT_NAMES = frozenset({"if", "for", "while", "switch", "return", "else", "do", 
 
 def patterns_for(path: str | None) -> tuple[re.Pattern[str], ...]:
     """The definition patterns for a file's language; every language's when unknown."""
-    if not path or "." not in path.rsplit("/", 1)[-1]:
+    name = (path or "").rsplit("/", 1)[-1]
+    if name.startswith("Dockerfile"):  # Dockerfile, Dockerfile.rocm
+        return _DOCKER
+    if not path or "." not in name:
         return _ALL
     return _PATTERNS_BY_EXT.get(path.rsplit(".", 1)[-1].lower(), ())
 
@@ -307,6 +321,9 @@ _CANDIDATES: Mapping[tuple[re.Pattern[str], ...], re.Pattern[str]] = {
     _JS: re.compile(r"^\+[^\n]*(?:\b(?:function|class|interface|enum)\b|=>)[^\n]*", re.MULTILINE),
     _C: re.compile(r"^\+[^\n;]*(?:\(|\b(?:class|struct|union|enum)\b)[^\n;]*$", re.MULTILINE),
     _PROTO: re.compile(r"^\+[ \t]*(?:message|service|rpc|enum)[ \t][^\n]*", re.MULTILINE),
+    _SHELL: re.compile(r"^\+[^\n]*(?:\(\s*\)|\bfunction\b)[^\n]*", re.MULTILINE),
+    _DOCKER: re.compile(r"^\+[ \t]*FROM[ \t][^\n]*", re.MULTILINE | re.IGNORECASE),
+    _HCL: re.compile(r"^\+[ \t]*(?:target|function|variable|group|resource|module)[ \t][^\n]*", re.MULTILINE),
 }
 _ANY_ADDED = re.compile(r"^\+[^\n]*", re.MULTILINE)
 _HUNK_HEADER_RE = re.compile(r"^@@ [^\n]*?@@([^\n]*)", re.MULTILINE)

@@ -130,9 +130,9 @@ def _omitted(report: Report, text: dict[str, Any]) -> str:
     shown = [sm.code(p, 120) for p in names[:MAX_OMITTED_NAMES]]
     shown = [s for s in shown if s]
     rest = len(names) - MAX_OMITTED_NAMES
-    joined = ", ".join(shown)
-    if rest > 0:
-        joined += " " + text["and_more"].format(n=rest)
+    joined = str(text["list_sep"]).join(shown)
+    if rest > 0:  # "a, b and 3 more" / "a、b 等 5 个文件"
+        joined += " " + text["and_more"].format(n=rest, total=len(names))
     return joined
 
 
