@@ -10,7 +10,11 @@ from servers.github_fixtures import *  # noqa: F401,F403  (github_server fixture
 from servers.openai_fixtures import *  # noqa: F401,F403  (openai_server fixture)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-VLLM_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "vllm"
+# ../shared beside the checkout; from a worktree (/work/wt/NAME) it sits one level further up.
+VLLM_FIXTURES = next(
+    (p / "shared" / "fixtures" / "vllm" for p in REPO_ROOT.parents if (p / "shared" / "fixtures" / "vllm").is_dir()),
+    REPO_ROOT.parent / "shared" / "fixtures" / "vllm",
+)
 
 
 @pytest.fixture(autouse=True)

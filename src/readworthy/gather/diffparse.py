@@ -16,13 +16,13 @@ from email.header import decode_header, make_header
 
 from ..errors import InputError
 from ..models import Commit, FileChange, FileStatus
+from .diffpaths import file_line_path, split_git_header, strip_prefix, unquote_path
 
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _MBOX_FROM_RE = re.compile(r"^From ([0-9a-f]{7,64}) ")
 _SUBJECT_PREFIX_RE = re.compile(r"^(?:\[[^\]]*\]\s*)+")
 _AUTHOR_RE = re.compile(r"^(.*?)\s*<[^>]*>\s*$")
 _BINARY_RE = re.compile(r"^Binary files (.+) and (.+) differ$")
-_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
 @dataclass(frozen=True)
@@ -50,89 +50,6 @@ def parse_patch(text: str) -> ParsedPatch:
     return ParsedPatch(files=_merge_same_paths(parser.files), commits=parser.commits)
 
 
-# --------------------------------------------------------------------------- paths
-
-
-def unquote_path(raw: str) -> str:
-    """Undo git's C-style quoting ("a/t\\303\\251st" -> a/tést); unquoted paths pass through."""
-    raw = raw.rstrip("\t")
-    if len(raw) < 2 or not (raw.startswith('"') and raw.endswith('"')):
-        return raw
-    body, out, i = raw[1:-1], bytearray(), 0
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\" and i + 1 < len(body):
-            nxt = body[i + 1]
-            if re.fullmatch(r"[0-7]{3}", body[i + 1 : i + 4]):
-                out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
-                i += 4
-                continue
-            if nxt in _C_ESCAPES:
-                out.append(_C_ESCAPES[nxt])
-                i += 2
-                continue
-        out.extend(ch.encode("utf-8", errors="replace"))
-        i += 1
-    return out.decode("utf-8", errors="replace")
-
-
-def _strip_prefix(path: str) -> str | None:
-    """`a/x` -> x, `/dev/null` -> None. Other prefixes (--no-prefix, mnemonic c/ i/ w/) are kept as-is."""
-    if path == "/dev/null":
-        return None
-    if len(path) > 2 and path[1] == "/" and path[0] in "abciwo12":
-        return path[2:]
-    return path
-
-
-def _split_git_header(rest: str) -> tuple[str | None, str | None]:
-    """Split `a/X b/Y` from a `diff --git` line. Unquoted paths may contain spaces, so try the
-    symmetric split first (same path on both sides, the common case)."""
-    rest = rest.rstrip("\r")
-    if rest.startswith('"'):
-        end = _closing_quote(rest)
-        if end > 0:
-            return unquote_path(rest[: end + 1]), unquote_path(rest[end + 1 :].lstrip(" "))
-    n = len(rest)
-    if n % 2 == 1:
-        half = (n - 1) // 2
-        left, right = rest[:half], rest[half + 1 :]
-        if left[2:] == right[2:] and rest[half] == " ":
-            return left, right
-    if rest.endswith('"'):
-        start = rest.rfind(' "')
-        if start > 0:
-            return rest[:start], unquote_path(rest[start + 1 :])
-    idx = rest.find(" b/")
-    if idx > 0:
-        return rest[:idx], rest[idx + 1 :]
-    parts = rest.split(" ", 1)
-    return (parts[0], parts[1]) if len(parts) == 2 else (rest, rest)
-
-
-def _closing_quote(text: str) -> int:
-    i = 1
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] == '"':
-            return i
-        i += 1
-    return -1
-
-
-def _file_line_path(rest: str) -> str:
-    """Path from a `--- a/x` / `+++ b/x` line: git adds a TAB after names with spaces; diff -u adds a date."""
-    rest = rest.rstrip("\r")
-    if rest.startswith('"'):
-        end = _closing_quote(rest)
-        if end > 0:
-            return unquote_path(rest[: end + 1])
-    tab = rest.find("\t")
-    return rest[:tab] if tab >= 0 else rest
-
-
 # --------------------------------------------------------------------------- the parser
 
 
@@ -153,8 +70,8 @@ class _FileBuilder:
     hunk_lines: list[str] = field(default_factory=list)
 
     def build(self) -> FileChange | None:
-        new = self.new_path if self.new_path is not None else _strip_prefix(self.header_new or "")
-        old = self.old_path if self.old_path is not None else _strip_prefix(self.header_old or "")
+        new = self.new_path if self.new_path is not None else strip_prefix(self.header_new or "")
+        old = self.old_path if self.old_path is not None else strip_prefix(self.header_old or "")
         if self.is_new and new is None:
             new = old
         if self.is_deleted and old is None:
@@ -238,7 +155,7 @@ class _Parser:
     def _git_header(self, line: str) -> None:
         assert self.current is not None
         if line.startswith("diff --git "):
-            old, new = _split_git_header(line[len("diff --git ") :])
+            old, new = split_git_header(line[len("diff --git ") :])
         else:  # combined diff of a merge: one path
             path = line.split(" ", 2)[2] if line.count(" ") >= 2 else ""
             old, new = "a/" + path, "b/" + path
@@ -268,7 +185,7 @@ class _Parser:
             match = _BINARY_RE.match(line)
             if match:
                 cur.binary = True
-                old, new = _strip_prefix(unquote_path(match.group(1))), _strip_prefix(unquote_path(match.group(2)))
+                old, new = strip_prefix(unquote_path(match.group(1))), strip_prefix(unquote_path(match.group(2)))
                 if cur.old_path is None and old is not None:
                     cur.old_path = old
                 if cur.new_path is None and new is not None:
@@ -285,8 +202,8 @@ class _Parser:
             self.i += 1
 
     def _file_lines(self, minus: str, plus: str) -> None:
-        old = _strip_prefix(_file_line_path(minus[4:]))
-        new = _strip_prefix(_file_line_path(plus[4:]))
+        old = strip_prefix(file_line_path(minus[4:]))
+        new = strip_prefix(file_line_path(plus[4:]))
         if self.current is None or self.current.hunk_lines:
             # plain `diff -u` output has no `diff --git` line: each ---/+++ pair starts a file
             self._start_file()
