@@ -5,6 +5,7 @@ This is `readworthy local`'s gather stage. git runs as a subprocess, read-only.
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -13,6 +14,8 @@ from pathlib import Path
 from ..errors import InputError
 from ..models import Commit, PRContext
 from .diffparse import parse_patch
+
+log = logging.getLogger(__name__)
 
 # A git range can be big; a patch larger than this is refused rather than exhausting memory.
 MAX_PATCH_BYTES = 200 * 1024 * 1024
@@ -35,13 +38,21 @@ def read_patch_text(patch: str) -> str:
         data = sys.stdin.buffer.read(MAX_PATCH_BYTES + 1)
     else:
         path = Path(patch)
-        if not path.is_file():
+        if path.is_dir():
+            raise InputError(f"--patch {patch} is a directory; give a patch file (git diff > change.patch) "
+                             "or - to read stdin")
+        if not path.exists():
             raise InputError(f"patch file not found: {patch}")
-        if path.stat().st_size > MAX_PATCH_BYTES:
+        if path.is_file() and path.stat().st_size > MAX_PATCH_BYTES:
             raise InputError(f"patch file is larger than {MAX_PATCH_BYTES // 2**20} MiB: {patch}")
-        data = path.read_bytes()
+        try:  # not only regular files: `--patch <(git diff)` is a pipe
+            with path.open("rb") as handle:
+                data = handle.read(MAX_PATCH_BYTES + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read patch file {patch}: {exc.strerror or exc}") from None
     if len(data) > MAX_PATCH_BYTES:
-        raise InputError(f"patch on stdin is larger than {MAX_PATCH_BYTES // 2**20} MiB")
+        raise InputError(f"patch {'on stdin' if patch == '-' else patch} is larger than "
+                         f"{MAX_PATCH_BYTES // 2**20} MiB")
     return data.decode("utf-8", errors="replace")
 
 
@@ -81,14 +92,17 @@ def context_from_source(source: LocalSource, cwd: Path | None = None) -> PRConte
     cwd = cwd or Path.cwd()
     if source.patch is not None:
         parsed = parse_patch(read_patch_text(source.patch))
-        files, commits = parsed.files, parsed.commits
+        commits = parsed.commits
     elif source.base:
         diff, commits = git_range_patch(source.base, source.head, cwd)
         if not diff.strip():
             raise InputError(f"no changes between {source.base} and {source.head}")
-        files = parse_patch(diff).files
+        parsed = parse_patch(diff)
     else:
         raise InputError("nothing to analyze: give --patch FILE (or - for stdin) or --base REF")
+    files = parsed.files
+    for note in parsed.notes:
+        log.warning("%s", note)  # the user can fix their input; the comment says it too
     title = source.title or (commits[0].message.splitlines()[0] if commits and commits[0].message else "")
     return PRContext(
         title=title,
@@ -100,4 +114,5 @@ def context_from_source(source: LocalSource, cwd: Path | None = None) -> PRConte
         commits=commits,
         commit_count=len(commits),
         head_sha=commits[-1].sha if commits else "",
+        gather_notes=parsed.notes,
     )
