@@ -14,7 +14,8 @@ What a user gets, measured the way they get it:
                      (…), and a reference definition's title, also on its own line), packed by pack_prompt:
                      do the hidden words reach the model's messages, and does the visible link text?
   look-alikes        redact_secrets over the 30 public vLLM diffs and over tests/data/redaction_lookalikes.txt
-                     (lines of ordinary code taken from public repositories): how many redactions.
+                     (lines of ordinary code taken from public repositories): how many redactions. And the
+                     price: of random keys the entropy rule would redact, how many now read as a name.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ sys.path.insert(0, str(ROOT / "src"))
 from readworthy.cli import main as cli_main
 from readworthy.config import terminal_settings
 from readworthy.models import PRContext
+from readworthy.pack.identifiers import reads_as_identifier
 from readworthy.pack.prompt import pack_prompt
-from readworthy.pack.redact import redact_secrets
+from readworthy.pack.redact import redact_secrets, shannon_entropy
 
 LOOKALIKES = ROOT / "tests" / "data" / "redaction_lookalikes.txt"
 HIDDEN = "hidden-steer-41c9"  # the words a link title hides; they must not reach the prompt
@@ -219,8 +221,34 @@ def lookalike_rows() -> list[Row]:
     return rows
 
 
+RANDOM_ALPHABETS = {
+    "hex": "0123456789abcdef",
+    "lower": "abcdefghijklmnopqrstuvwxyz0123456789",
+    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+    "mixed": "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+    "base64": "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/",
+    "urlsafe": "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_",
+}
+
+
+def random_key_row(per_length: int = 2000, seed: int = 16) -> Row:
+    """Random keys (12-48 characters) that the length/entropy rule redacts: how many read as a name."""
+    rng = random.Random(seed)
+    tried = kept = 0
+    for alphabet in RANDOM_ALPHABETS.values():
+        for length in (12, 16, 20, 24, 32, 40, 48):
+            for _ in range(per_length):
+                key = "".join(rng.choice(alphabet) for _ in range(length))
+                if not (any(c.isdigit() for c in key) and any(c.isalpha() for c in key)) \
+                        or shannon_entropy(key) < 3.3:
+                    continue
+                tried += 1
+                kept += reads_as_identifier(key)
+    return Row("random keys read as a name", f"{kept} of {tried:,} (kept unredacted)", kept * 5000 <= tried)
+
+
 def input_rows(tmp: Path) -> list[Row]:
-    return broken_patch_rows(tmp) + link_title_rows() + lookalike_rows()
+    return broken_patch_rows(tmp) + link_title_rows() + lookalike_rows() + [random_key_row()]
 
 
 def print_rows(rows: list[Row]) -> None:
