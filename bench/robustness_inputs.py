@@ -171,7 +171,9 @@ LINK_TITLE_BODIES = {
     'inline "title"': f'See [the design doc](https://example.com/design "{HIDDEN}") for the cache layout.',
     "inline 'title'": f"See [the design doc](https://example.com/design '{HIDDEN}') for the cache layout.",
     "inline (title)": f"See [the design doc](https://example.com/design ({HIDDEN})) for the cache layout.",
-    "reference title": f'See [the design doc][doc] for the cache layout.\n\n[doc]: https://example.com/design "{HIDDEN}"',
+    "reference title": (
+        f'See [the design doc][doc] for the cache layout.\n\n[doc]: https://example.com/design "{HIDDEN}"'
+    ),
     "reference title, next line": (
         f"See [the design doc][doc] for the cache layout.\n\n[doc]: https://example.com/design\n    '{HIDDEN}'"
     ),

@@ -90,7 +90,8 @@ def cmd_local(args: argparse.Namespace) -> int:
         raise InputError("give --patch FILE (or - for stdin) or --base REF [--head REF]")
     # a flag that would be ignored is refused: the user meant something by it
     if args.patch is not None and args.head is not None:
-        raise InputError("--head goes with --base (analyze BASE...HEAD); with --patch the file is the whole input")
+        raise InputError("--head goes with --base (analyze BASE...HEAD); with --patch the file is the whole "
+                         "input")
     if args.show_prompt and args.format == "json":
         raise InputError("--show-prompt prints the model messages as text; drop --format json, or drop "
                          "--show-prompt to get the JSON report")
@@ -113,7 +114,9 @@ def cmd_local(args: argparse.Namespace) -> int:
 
 
 _PR_SHORT_RE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d+)$")
-_PR_URL_RE = re.compile(r"^(https?://[^/\s?#]+)/([^/\s?#]+/[^/\s?#]+)/pull/(\d+)(?:[/?#]\S*)?$", re.IGNORECASE)
+_PR_URL_RE = re.compile(
+    r"^(https?://[^/\s?#]+)/([^/\s?#]+/[^/\s?#]+)/pull/(\d+)(?:[/?#]\S*)?$", re.IGNORECASE
+)
 _GITHUB_COM = ("github.com", "www.github.com", "api.github.com")
 
 
@@ -127,8 +130,8 @@ def parse_pr_ref(ref: str) -> tuple[str, int, str | None]:
     url = _PR_URL_RE.match(ref)
     if url:
         return url.group(2).removesuffix(".git"), int(url.group(3)), url.group(1).lower()
-    raise InputError(f"expected OWNER/REPO#NUMBER or a pull request URL (https://github.com/OWNER/REPO/pull/N), "
-                     f"got {ref!r}")
+    raise InputError("expected OWNER/REPO#NUMBER or a pull request URL "
+                     f"(https://github.com/OWNER/REPO/pull/N), got {ref!r}")
 
 
 def _pr_settings(args: argparse.Namespace, repo: str, web_root: str | None,
@@ -137,8 +140,8 @@ def _pr_settings(args: argparse.Namespace, repo: str, web_root: str | None,
     extra: dict[str, object] = {"force": args.force or None}
     if not environ.get("GITHUB_TOKEN"):
         if not environ.get("GH_TOKEN"):
-            raise ConfigError(f"GITHUB_TOKEN is not set: `readworthy pr` reads {repo} through the GitHub API. "
-                              "Export a token that can read it, e.g. GITHUB_TOKEN=$(gh auth token) "
+            raise ConfigError(f"GITHUB_TOKEN is not set: `readworthy pr` reads {repo} through the GitHub "
+                              "API. Export a token that can read it, e.g. GITHUB_TOKEN=$(gh auth token) "
                               "(GH_TOKEN is read too)")
         extra["github_token"] = environ["GH_TOKEN"]
     if web_root is not None:

@@ -93,8 +93,10 @@ def test_heuristic_and_fallback_are_labelled(language: str, plain: str, fallback
 
 
 @pytest.mark.parametrize(("language", "callout", "count"), [
-    ("en", "**Incomplete patch:** the diff of `drivers/net/eth.c` is cut off or damaged", "(1 with an incomplete patch)"),
-    ("zh-CN", "**补丁不完整：** `drivers/net/eth.c` 的 diff 被截断或已损坏", "（1 个文件的补丁不完整）"),
+    ("en", "**Incomplete patch:** the diff of `drivers/net/eth.c` is cut off or damaged",
+     "(1 with an incomplete patch)"),
+    ("zh-CN", "**补丁不完整：** `drivers/net/eth.c` 的 diff 被截断或已损坏",
+     "（1 个文件的补丁不完整）"),
 ])
 def test_an_incomplete_patch_is_stated_under_the_heading_and_in_the_footer(language: str, callout: str,
                                                                            count: str) -> None:

@@ -268,7 +268,8 @@ class _Parser:
             recognised = match is not None
             if match:
                 cur.binary = True
-                old, new = strip_prefix(unquote_path(match.group(1))), strip_prefix(unquote_path(match.group(2)))
+                old = strip_prefix(unquote_path(match.group(1)))
+                new = strip_prefix(unquote_path(match.group(2)))
                 if cur.old_path is None and old is not None:
                     cur.old_path = old
                 if cur.new_path is None and new is not None:

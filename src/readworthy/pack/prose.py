@@ -48,8 +48,11 @@ def render_pr(ctx: PRContext, limit: int, counter: TokenCounter) -> str:
         meta.append(" | ".join(facts))
     incomplete = [f.path for f in ctx.files if f.patch_incomplete]
     if incomplete:
-        shown = ", ".join(incomplete[:MAX_INCOMPLETE_NAMED]) + (" and more" if len(incomplete) > MAX_INCOMPLETE_NAMED else "")
-        meta.append(f"Patch incomplete: the diff of {shown} is cut off or damaged; only part of the change is visible.")
+        shown = ", ".join(incomplete[:MAX_INCOMPLETE_NAMED])
+        if len(incomplete) > MAX_INCOMPLETE_NAMED:
+            shown += " and more"
+        meta.append(f"Patch incomplete: the diff of {shown} is cut off or damaged; only part of the change "
+                    "is visible.")
     related = [_related_line(item) for item in ctx.related]
     if related:
         meta.append("Mentioned or cross-referenced:\n" + "\n".join(related))

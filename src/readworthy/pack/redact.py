@@ -56,7 +56,8 @@ _ASSIGNMENT_RE = re.compile(
     re.IGNORECASE,
 )
 _PLACEHOLDER_RE = re.compile(
-    r"REDACTED|x{4,}|\*{3,}|\.{3}|<[^>]*>|\$\{|\{\{|%\(|your[_\-]|example|dummy|placeholder|changeme|abc123|123456|"
+    r"REDACTED|x{4,}|\*{3,}|\.{3}|<[^>]*>|\$\{|\{\{|%\(|your[_\-]|example|dummy|placeholder|changeme|"
+    r"abc123|123456|"
     r"^\$\w+$|^(?:none|null|true|false|nil|undefined|required|optional|string|str|bytes|int)$",
     re.IGNORECASE,
 )
