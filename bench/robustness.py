@@ -49,6 +49,7 @@ from hostile_cases import (
     hostile_digest,
     leaked,
 )
+from robustness_inputs import input_rows, print_rows
 from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN, ItemRef, PRCommit, PRFile, PullRequest
 from servers.openai_server import OpenAIServer
@@ -656,6 +657,7 @@ def main() -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
+        inputs = input_rows(tmp)  # issue 16: broken patches, link titles, secret look-alikes
         stages: list[tuple[str, Callable[[Figures, Path], None]]] = [
             ("github faults", github_matrix), ("model faults", model_matrix), ("endpoint trouble", endpoint_matrix),
             ("github models", github_models_matrix),
@@ -673,10 +675,12 @@ def main() -> int:
     print(f"  hostile cases tried / neutralised : {h.tried} / {h.ok}")
     print(f"  secrets planted / leaked          : {figures.secrets_planted} / {figures.secrets_leaked}")
     print(f"  duplicate comments                : {figures.duplicate_comments} (over {figures.prs_checked} PRs)")
+    print_rows(inputs)
     print(f"  wall time                         : {time.monotonic() - started:.1f}s")
     for line in figures.endpoint_lines:
         print(f"  endpoint: {line}")
     problems = g.failures + m.failures + h.failures + figures.leak_details
+    problems += [f"{row.name}: {row.outcome}" for row in inputs if not row.ok]
     for line in problems:
         print(f"  ! {line}")
     ok = not problems and figures.secrets_leaked == 0 and figures.duplicate_comments == 0

@@ -10,8 +10,12 @@ from servers.github_fixtures import *  # noqa: F401,F403  (github_server fixture
 from servers.openai_fixtures import *  # noqa: F401,F403  (openai_server fixture)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# ../shared beside the checkout; a git worktree elsewhere can point at it with READWORTHY_VLLM_FIXTURES.
-VLLM_FIXTURES = Path(os.environ.get("READWORTHY_VLLM_FIXTURES") or REPO_ROOT.parent / "shared" / "fixtures" / "vllm")
+# ../shared beside the checkout (from a worktree such as /work/wt/NAME it sits one level further up);
+# READWORTHY_VLLM_FIXTURES points anywhere else.
+VLLM_FIXTURES = Path(os.environ["READWORTHY_VLLM_FIXTURES"]) if os.environ.get("READWORTHY_VLLM_FIXTURES") else next(
+    (p / "shared" / "fixtures" / "vllm" for p in REPO_ROOT.parents if (p / "shared" / "fixtures" / "vllm").is_dir()),
+    REPO_ROOT.parent / "shared" / "fixtures" / "vllm",
+)
 
 
 # Where GitHub Models "is" in tests that do not point it at the test server: a closed loopback port, so

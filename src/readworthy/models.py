@@ -71,6 +71,9 @@ class FileChange(_Frozen):
     deletions: int = 0
     patch: str | None = None
     binary: bool = False
+    # The diff text of this file is cut off or damaged (a hunk shorter than its header says, no hunks
+    # after a header, text that is not a diff): what `patch` shows may be a fragment of the change.
+    patch_incomplete: bool = False
 
 
 class Commit(_Frozen):
@@ -204,6 +207,7 @@ class Coverage(_Frozen):
     files_name_only: int = 0
     omitted: list[str] = Field(default_factory=list)  # paths seen by name only or not at all
     secrets_redacted: int = 0
+    incomplete_patches: list[str] = Field(default_factory=list)  # paths whose diff is cut off or damaged
     linked_issues: int = 0
     review_comments: int = 0
     notes: list[str] = Field(default_factory=list)

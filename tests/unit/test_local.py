@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -110,3 +113,54 @@ def test_patch_file_has_no_owners(tmp_path: Path) -> None:
     patch.write_text(PATCH)
     ctx = context_from_source(LocalSource(patch=str(patch)))
     assert ctx.owners == {} and ctx.areas == {}
+
+
+def test_a_directory_given_as_patch_says_it_is_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="is a directory") as err:
+        read_patch_text(str(tmp_path))
+    assert "not found" not in str(err.value)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_is_read_like_a_file(tmp_path: Path) -> None:
+    """`readworthy local --patch <(git diff main)` hands over /dev/fd/N, a pipe, not a regular file."""
+    fifo = tmp_path / "diff.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(PATCH))
+    writer.start()
+    try:
+        assert read_patch_text(str(fifo)) == PATCH
+    finally:
+        writer.join(timeout=10)
+
+
+def test_a_cut_off_patch_carries_its_flag_and_a_gather_note(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    patch = tmp_path / "cut.diff"
+    patch.write_text(PATCH.rsplit("\n", 3)[0] + "\n")  # the hunk loses its last two lines
+    with caplog.at_level(logging.WARNING):
+        ctx = context_from_source(LocalSource(patch=str(patch)))
+    (change,) = ctx.files
+    assert change.patch_incomplete
+    (note,) = ctx.gather_notes
+    assert "pkg/core.py" in note and "ends inside a hunk" in note
+    assert note in caplog.text  # the terminal user hears it too
+
+
+def test_a_complete_patch_has_no_gather_notes(tmp_path: Path) -> None:
+    patch = tmp_path / "c.diff"
+    patch.write_text(PATCH)
+    ctx = context_from_source(LocalSource(patch=str(patch)))
+    assert ctx.gather_notes == [] and not ctx.files[0].patch_incomplete
+
+
+def test_git_show_with_crlf_line_endings_keeps_title_and_head_sha(repo: Path, tmp_path: Path) -> None:
+    show = subprocess.run(["git", "show", "--no-color", "feature"], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout
+    sha = subprocess.run(["git", "rev-parse", "feature"], cwd=repo, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    patch = tmp_path / "crlf.patch"
+    patch.write_bytes(show.replace("\n", "\r\n").encode())
+    ctx = context_from_source(LocalSource(patch=str(patch)))
+    assert ctx.title == "Add extra module" and ctx.head_sha == sha
+    assert [f.path for f in ctx.files] == ["extra.py"] and ctx.additions == 1
+    assert ctx.gather_notes == []

@@ -122,6 +122,32 @@ def test_the_banner_names_what_the_reader_sets(language: str, run_from: str, hin
     assert hint in body and not_hint not in body
 
 
+@pytest.mark.parametrize(("language", "callout", "count"), [
+    ("en", "**Incomplete patch:** the diff of `drivers/net/eth.c` is cut off or damaged",
+     "(1 with an incomplete patch)"),
+    ("zh-CN", "**补丁不完整：** `drivers/net/eth.c` 的 diff 被截断或已损坏",
+     "（1 个文件的补丁不完整）"),
+])
+def test_an_incomplete_patch_is_stated_under_the_heading_and_in_the_footer(language: str, callout: str,
+                                                                           count: str) -> None:
+    cov = Coverage(files_total=1, files_full=1, incomplete_patches=["drivers/net/eth.c"])
+    report = make_report(coverage=cov, language=language)
+    lines = render_markdown(report).split("\n")
+    assert lines[0].startswith("## ") and callout in lines[1]  # right under the verdict heading
+    body = render_comment(report)
+    assert count in body.split("<details>", 1)[1]
+    assert decode_state(body) == report
+    assert "Incomplete patch" not in render_markdown(make_report()) and "补丁不完整" not in render_markdown(
+        make_report(language="zh-CN"))
+
+
+def test_the_incomplete_patch_callout_survives_the_trim_ladder() -> None:
+    cov = Coverage(files_total=1, files_full=1, incomplete_patches=["a.c"])
+    digest = make_report().digest.model_copy(update={"discussion": "x " * 400, "reason": "y " * 180})
+    body = render_comment(make_report(digest=digest, coverage=cov), limit=1500)
+    assert "Incomplete patch" in body
+
+
 def test_markdown_without_state_is_what_the_cli_prints() -> None:
     body = render_comment(make_report())
     assert render_markdown(make_report()) == body.split("\n", 1)[1]

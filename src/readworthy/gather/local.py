@@ -6,6 +6,7 @@ audience comes from CODEOWNERS and `.github/readworthy.yml` at the merge base, a
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from ..models import Commit, PRContext
 from .diffparse import parse_patch
 from .owners import CODEOWNERS_PATHS, first_codeowners, match_areas, match_owners
 from .repo_config import CONFIG_PATH, parse_repo_config
+
+log = logging.getLogger(__name__)
 
 # A git range can be big; a patch larger than this is refused rather than exhausting memory.
 MAX_PATCH_BYTES = 200 * 1024 * 1024
@@ -38,13 +41,21 @@ def read_patch_text(patch: str) -> str:
         data = sys.stdin.buffer.read(MAX_PATCH_BYTES + 1)
     else:
         path = Path(patch)
-        if not path.is_file():
+        if path.is_dir():
+            raise InputError(f"--patch {patch} is a directory; give a patch file (git diff > change.patch) "
+                             "or - to read stdin")
+        if not path.exists():
             raise InputError(f"patch file not found: {patch}")
-        if path.stat().st_size > MAX_PATCH_BYTES:
+        if path.is_file() and path.stat().st_size > MAX_PATCH_BYTES:
             raise InputError(f"patch file is larger than {MAX_PATCH_BYTES // 2**20} MiB: {patch}")
-        data = path.read_bytes()
+        try:  # not only regular files: `--patch <(git diff)` is a pipe
+            with path.open("rb") as handle:
+                data = handle.read(MAX_PATCH_BYTES + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read patch file {patch}: {exc.strerror or exc}") from None
     if len(data) > MAX_PATCH_BYTES:
-        raise InputError(f"patch on stdin is larger than {MAX_PATCH_BYTES // 2**20} MiB")
+        raise InputError(f"patch {'on stdin' if patch == '-' else patch} is larger than "
+                         f"{MAX_PATCH_BYTES // 2**20} MiB")
     return data.decode("utf-8", errors="replace")
 
 
@@ -102,16 +113,19 @@ def context_from_source(source: LocalSource, cwd: Path | None = None) -> PRConte
     areas: dict[str, list[str]] = {}
     if source.patch is not None:  # a patch may come from anywhere: no repository to ask for owners
         parsed = parse_patch(read_patch_text(source.patch))
-        files, commits = parsed.files, parsed.commits
+        commits = parsed.commits
     elif source.base:
         diff, commits = git_range_patch(source.base, source.head, cwd)
         if not diff.strip():
             raise InputError(f"no changes between {source.base} and {source.head}")
-        files = parse_patch(diff).files
+        parsed = parse_patch(diff)
         merge_base = _git(["merge-base", source.base, source.head], cwd).strip()
-        owners, areas = base_audience(merge_base, [f.path for f in files], cwd)
+        owners, areas = base_audience(merge_base, [f.path for f in parsed.files], cwd)
     else:
         raise InputError("nothing to analyze: give --patch FILE (or - for stdin) or --base REF")
+    files = parsed.files
+    for note in parsed.notes:
+        log.warning("%s", note)  # the user can fix their input; the comment says it too
     title = source.title or (commits[0].message.splitlines()[0] if commits and commits[0].message else "")
     return PRContext(
         title=title,
@@ -125,4 +139,5 @@ def context_from_source(source: LocalSource, cwd: Path | None = None) -> PRConte
         head_sha=commits[-1].sha if commits else "",
         owners=owners,
         areas=areas,
+        gather_notes=parsed.notes,
     )

@@ -62,6 +62,7 @@ REPLY_PRIMING_TOKENS = 3  # the assistant reply header every request carries
 SECTION_SLACK_TOKENS = 4  # per section: token merges at the fence boundaries
 MIN_CONTENT_TOKENS = 200  # below this the PR material cannot be described at all
 OMITTED_LIST_MAX = 100  # Coverage.omitted keeps at most this many paths
+INCOMPLETE_LIST_MAX = 20  # Coverage.incomplete_patches keeps at most this many paths
 
 
 def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None = None) -> Prompt:
@@ -304,11 +305,16 @@ def _coverage(
         partial = frozenset(p for p in partial if p in diff_text) - full
     omitted = [r.change.path for r in ranked if r.change.path not in full and r.change.path not in partial]
     missing = max(0, original.changed_files - len(original.files))
+    # gather/diffparse.py flags a diff that is cut off or damaged: the guide then rests on a fragment,
+    # and the analyzer and the comment must say so.
+    incomplete = [f.path for f in original.files if f.patch_incomplete]
     notes = []
     if len(omitted) > OMITTED_LIST_MAX:
         notes.append(f"omitted list truncated: {len(omitted) - OMITTED_LIST_MAX} more paths")
     if missing:
         notes.append(f"{missing} files beyond the GitHub files API cap were not seen")
+    if len(incomplete) > INCOMPLETE_LIST_MAX:
+        notes.append(f"{len(incomplete) - INCOMPLETE_LIST_MAX} more files with an incomplete patch")
     return Coverage(
         files_total=max(len(original.files), original.changed_files),
         files_full=len(full),
@@ -318,5 +324,6 @@ def _coverage(
         secrets_redacted=secrets,
         linked_issues=items.get("linked_issues", 0) if "linked_issues" in sections else 0,
         review_comments=items.get("discussion", 0) if "discussion" in sections else 0,
+        incomplete_patches=incomplete[:INCOMPLETE_LIST_MAX],
         notes=notes,
     )

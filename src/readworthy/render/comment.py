@@ -126,7 +126,10 @@ def host_of(url: str) -> str:
 
 
 def _omitted(report: Report, text: dict[str, Any]) -> str:
-    names = report.coverage.omitted
+    return _path_list(report.coverage.omitted, text)
+
+
+def _path_list(names: list[str], text: dict[str, Any]) -> str:
     shown = [sm.code(p, 120) for p in names[:MAX_OMITTED_NAMES]]
     shown = [s for s in shown if s]
     rest = len(names) - MAX_OMITTED_NAMES
@@ -181,10 +184,13 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
         "open_items": _nonempty(prose(x, "open") for x in digest.open_items[:5]) if detail.open else [],
         "related": ", ".join(f"#{n}" for n in related) if detail.related else "",
         "trimmed": text["list_sep"].join(text["parts"][p] for p in trimmed),
+        # never trimmed: a guide written from a fragment of the diff must say so
+        "incomplete": _path_list(cov.incomplete_patches, text),
         "cov": {
             "files_total": cov.files_total,
             "files_seen": seen,
             "name_only": cov.files_name_only,
+            "incomplete": len(cov.incomplete_patches),
             "omitted": _omitted(report, text) if detail.omitted and cov.omitted else "",
             "secrets": cov.secrets_redacted,
             "linked_issues": cov.linked_issues,
