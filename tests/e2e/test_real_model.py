@@ -10,7 +10,6 @@ Needs the `e2e` extra; skips with the reason when it is not installed.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess

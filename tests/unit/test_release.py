@@ -209,7 +209,7 @@ def test_the_order_check_fails_on_a_broken_release(name: str) -> None:
 def test_release_names_the_image_from_the_repository_owner() -> None:
     text = RELEASE.read_text(encoding="utf-8")
     assert "GITHUB_REPOSITORY_OWNER" in text or "github.repository_owner" in text
-    assert not re.search(r"ghcr\.io/(readworthy|OWNER)\b", text, re.I), "a fork must release to its own owner"
+    assert not re.search(r"ghcr\.io/(readworthy|OWNER)\b", text, re.IGNORECASE), "a fork must release to its own owner"
 
 
 # --------------------------------------------------------------------------- action.yml and the version
