@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+import real_model_background
 from servers.github_fixtures import *  # noqa: F401,F403  (github_server fixture)
 from servers.openai_fixtures import *  # noqa: F401,F403  (openai_server fixture)
 
@@ -43,3 +45,18 @@ def vllm_fixtures() -> Path:
     if not (VLLM_FIXTURES / "index.json").is_file():
         pytest.skip(f"real vLLM fixtures not present at {VLLM_FIXTURES}")
     return VLLM_FIXTURES
+
+
+@pytest.hookimpl(trylast=True)  # after `-m`/`-k` deselection: only tests that will run count
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The real-model tests run last, and their model run starts now in its own process, so that it
+    works on one core while the rest of the suite runs on the other (tests/real_model_background.py)."""
+    real = [item for item in items if item.get_closest_marker("e2e_model")]
+    if not real:
+        return
+    items[:] = [item for item in items if not item.get_closest_marker("e2e_model")] + real
+    real_model_background.start(config, VLLM_FIXTURES)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    real_model_background.stop(config)
