@@ -17,6 +17,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import github
@@ -199,6 +201,25 @@ def _refusal(exc: github.GithubException, what: str, permission: str) -> Publish
         return CommentBlocked(f"cannot {what}: GitHub says the body is too long ({message}).", "too-long")
     return PublishError(f"cannot {what}: GitHub answered {exc.status} ({message or 'no message'})",
                         transient=exc.status >= 500)
+
+
+@dataclass(frozen=True)
+class RateLeft:
+    """GitHub's hourly REST budget as the last answer reported it (`X-RateLimit-*`). The workflow
+    token's budget is shared by every job in the repository, so this is a reading, not a promise."""
+
+    remaining: int | None  # None: no answer has said yet
+    limit: int | None
+    reset_at: datetime | None
+
+
+def rate_left(gh: github.Github) -> RateLeft:
+    """What the last REST answer said is left; costs no request (PyGithub keeps the headers).
+    GraphQL reads go through graphql_reader()'s own requester, so they do not blur the REST reading."""
+    remaining, limit = gh.requester.rate_limiting
+    reset = gh.requester.rate_limiting_resettime
+    return RateLeft(remaining if remaining >= 0 else None, limit if limit >= 0 else None,
+                    datetime.fromtimestamp(reset, UTC) if reset else None)
 
 
 def graphql_reader(gh: github.Github) -> Requester:
