@@ -79,7 +79,7 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
     if room < MIN_CONTENT_TOKENS:
         raise ConfigError(
             f"budget {settings.budget} leaves {max(room, 0)} tokens for the PR after the {fixed}-token "
-            f"instructions; raise the budget to at least {fixed + SECTION_SLACK_TOKENS * len(SECTIONS) + 1000}"
+            f"instructions; raise the budget to at least {minimum_budget(fixed)}"
         )
     ignore = frozenset(a.lower() for a in settings.repo_config.ignore_authors)
     renderer = _Renderer(clean, ranked, ignore, counter)
@@ -112,6 +112,12 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
         input_hash=input_hash(clean, settings),
         material=clean,
     )
+
+
+def minimum_budget(fixed: int) -> int:
+    """The smallest budget that packs at all, given the fixed instructions' tokens: the number the error
+    names must be one that works."""
+    return fixed + SECTION_SLACK_TOKENS * len(SECTIONS) + MIN_CONTENT_TOKENS
 
 
 def messages_tokens(messages: list[Message], counter: TokenCounter) -> int:
