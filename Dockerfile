@@ -27,7 +27,8 @@ RUN python3 -m venv /opt/build-backend \
         -r requirements.lock
 
 # The project itself: built into a wheel with the pinned backend (no network), installed without deps.
-COPY pyproject.toml README.md ./
+# LICENSE: the wheel (and so the image) carries the Apache-2.0 text, as the license asks.
+COPY pyproject.toml README.md LICENSE ./
 COPY src ./src
 RUN /opt/build-backend/bin/python3 -m pip wheel --no-cache-dir --no-deps --no-build-isolation \
         --wheel-dir /tmp/dist . \

@@ -11,7 +11,7 @@ Seeds the tests' GitHub server with the 30 real vLLM pull requests in ../shared/
     heuristic warm
 
 and prints wall time, GitHub requests (reads / writes) and model calls for each. Wall time
-includes PyGithub's 0.5 s spacing between writes (github_api.SECONDS_BETWEEN_WRITES, GitHub's
+includes PyGithub's 1 s spacing between writes (github_api.SECONDS_BETWEEN_WRITES, GitHub's
 advice against secondary rate limits): a cold run writes one comment per PR.
 `--sample FILE` also saves the heuristic digest's Markdown (e.g. /work/notes/sample-digest.md).
 Skips cleanly (exit 0, a message) where the fixtures are absent.
@@ -45,8 +45,9 @@ VLLM = ROOT.parent / "shared" / "fixtures" / "vllm"
 
 
 def _run(server: GitHubServer, ai: OpenAIServer | None, out: Path, label: str) -> dict[str, object]:
+    # No key means the heuristic here, never GitHub Models over the internet (the default since issue 13).
     env = {"GITHUB_TOKEN": WORKFLOW_TOKEN, "GITHUB_API_URL": server.api_url,
-           "GITHUB_GRAPHQL_URL": server.graphql_url}
+           "GITHUB_GRAPHQL_URL": server.graphql_url, "READWORTHY_GITHUB_MODELS": "false"}
     if ai is not None:
         env |= {"OPENAI_API_KEY": "sk-bench", "OPENAI_BASE_URL": ai.url}
     for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GITHUB_STEP_SUMMARY"):

@@ -1,9 +1,10 @@
 """The heuristic analyzer on the real vLLM diffs: verdict, reason and time per PR, in en or zh-CN.
 
-    .venv/bin/python bench/heuristic.py [--language zh-CN] [--fixtures ../shared/fixtures/vllm]
+    .venv/bin/python bench/heuristic.py [--language zh-CN] [--fixtures ../shared/fixtures/vllm] [--guide]
 
-Prints one line per fixture and the verdict counts. A reading aid for judging the rubric
-on real PRs (only diffs and commit messages are real: no descriptions, discussion or issues).
+Prints one line per fixture and the verdict counts; with --guide also where to start reading and the
+design points. A reading aid for judging the rubric on real PRs (only diffs and commit messages are
+real: no descriptions, discussion or issues).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--language", default="en", choices=("en", "zh-CN"))
     parser.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES)
+    parser.add_argument("--guide", action="store_true", help="also print the start and the design points")
     args = parser.parse_args()
     index = json.loads((args.fixtures / "index.json").read_text())
     counts: Counter[str] = Counter()
@@ -42,6 +44,10 @@ def main() -> None:
         print(f"{entry['number']:>6}  {entry['files_changed']:>5}  {entry['insertions']:>6}  "
               f"{digest.verdict.value:9}  {elapsed:5.0f}  {entry['title'][:70]}")
         print(f"{'':>40}{digest.reason}" + (f"  [ungrounded: {dropped}]" if dropped else ""))
+        if args.guide:
+            print(f"{'':>40}start: {', then '.join(digest.start_reading[:3]) or '-'}")
+            for d in digest.decisions:
+                print(f"{'':>40}* {d.title} — {d.explanation}")
     print(f"\n{len(index)} PRs: " + ", ".join(f"{v} {counts[v]}" for v in ("deep-read", "skim", "skip"))
           + f"; {total_ms:.0f} ms in all, {total_ms / max(1, len(index)):.1f} ms per PR")
 

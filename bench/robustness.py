@@ -49,6 +49,7 @@ from hostile_cases import (
     hostile_digest,
     leaked,
 )
+from robustness_inputs import input_rows, print_rows
 from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN, ItemRef, PRCommit, PRFile, PullRequest
 from servers.openai_server import OpenAIServer
@@ -61,7 +62,7 @@ from test_faults_github import (
     primary_headers,
 )
 from test_faults_model import FAULTS as MODEL_FAULTS
-from test_faults_model import NOT_A_COMPLETION
+from test_faults_model import MODEL_TIMEOUT_S, NOT_A_COMPLETION
 
 from readworthy.action import run_action
 from readworthy.config import build_settings
@@ -96,6 +97,7 @@ class Figures:
     leak_details: list[str] = field(default_factory=list)
     prs_checked: int = 0
     duplicate_comments: int = 0
+    endpoint_lines: list[str] = field(default_factory=list)  # what each endpoint row did, in words
 
 
 @dataclass
@@ -119,7 +121,8 @@ class _Collect(logging.Handler):
 @contextlib.contextmanager
 def _environ(values: dict[str, str]) -> Iterator[None]:
     saved = dict(os.environ)
-    for key in [k for k in os.environ if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "RUNNER_", "ACTIONS_"))]:
+    for key in [k for k in os.environ
+                if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "RUNNER_", "ACTIONS_", "READWORTHY_", "GH_TOKEN"))]:
         del os.environ[key]
     os.environ.update(values)
     try:
@@ -129,8 +132,14 @@ def _environ(values: dict[str, str]) -> Iterator[None]:
         os.environ.update(saved)
 
 
+# No key means the heuristic in these rows, unless a row points GitHub Models at the test server; a
+# closed loopback port stands in for GitHub Models otherwise, so nothing can reach the internet.
+NO_GITHUB_MODELS = {"READWORTHY_GITHUB_MODELS": "false", "READWORTHY_GITHUB_MODELS_URL": "http://127.0.0.1:9/inference"}
+
+
 def run_action_once(gh: GitHubServer, workdir: Path, payload: Any, *, ai: OpenAIServer | None = None,
-                    inputs: dict[str, str] | None = None, event: str = "pull_request_target") -> RunResult:
+                    inputs: dict[str, str] | None = None, event: str = "pull_request_target",
+                    env_extra: dict[str, str] | None = None) -> RunResult:
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "event.json").write_text(json.dumps(payload))
     (workdir / "out").write_text("")
@@ -139,12 +148,13 @@ def run_action_once(gh: GitHubServer, workdir: Path, payload: Any, *, ai: OpenAI
         "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(workdir / "event.json"),
         "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": gh.api_url, "GITHUB_GRAPHQL_URL": gh.graphql_url,
         "GITHUB_OUTPUT": str(workdir / "out"), "GITHUB_STEP_SUMMARY": str(workdir / "summary.md"),
-        "INPUT_GITHUB-TOKEN": WORKFLOW_TOKEN, "INPUT_FAIL-ON-ERROR": "false",
+        "INPUT_GITHUB-TOKEN": WORKFLOW_TOKEN, "INPUT_FAIL-ON-ERROR": "false", **NO_GITHUB_MODELS,
     }
     if ai is not None:
         env.update({"INPUT_OPENAI-API-KEY": KEY, "INPUT_OPENAI-BASE-URL": ai.url, "INPUT_MODEL": "gpt-4.1-mini",
-                    "INPUT_MODEL-TIMEOUT": "1"})
+                    "INPUT_MODEL-TIMEOUT": str(MODEL_TIMEOUT_S)})
     env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
+    env.update(env_extra or {})
     handler = _Collect()
     root = logging.getLogger()
     root.addHandler(handler)
@@ -223,7 +233,8 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
         with servers() as (gh, _):
             pr = simple_pr(gh)
             settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
-                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1,
+                                       "github_models": False})
             session = ReviewSession(github_api.make_github(settings), None, REPO, settings, WORKFLOW_LOGIN)
             review_one(session, pr.number, Request(force=True))
             before = [(c.id, c.body) for c in own_comments(gh, pr.number)]
@@ -244,7 +255,8 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
         with servers() as (gh, _):
             pr = simple_pr(gh)
             settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
-                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1,
+                                       "github_models": False})
             if delay:
                 gh.inject(method, path, status=None, delay=delay, times=times)
             else:
@@ -269,7 +281,8 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
         with servers() as (gh, _):
             pr = simple_pr(gh)
             settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
-                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+                                       "github_graphql_url": gh.graphql_url, "github_timeout": 1,
+                                       "github_models": False})
             gh.inject(method, path, status=200, body="<html>Sign in to continue</html>", times=None)
             try:
                 session = ReviewSession(github_api.make_github(settings), None, REPO, settings, WORKFLOW_LOGIN)
@@ -283,7 +296,8 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
 
     with servers() as (gh, _):  # a GraphQL mutation answered 502 is reported, not repeated
         settings = build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": gh.api_url,
-                                   "github_graphql_url": gh.graphql_url, "github_timeout": 1})
+                                   "github_graphql_url": gh.graphql_url, "github_timeout": 1,
+                                       "github_models": False})
         gh.inject("POST", r"^/graphql$", status=502, times=1)
         try:
             github_api.graphql(github_api.make_github(settings), settings,
@@ -303,6 +317,15 @@ def github_matrix(figures: Figures, tmp: Path) -> None:
         except Exception as exc:  # noqa: BLE001  (a crash is exactly what this row measures)
             ok, why = False, repr(exc)
         figures.github.record("github proxy-page-permission", ok, why)
+        count_duplicates(figures, gh, pr)
+    transient_graphql = {"data": None, "errors": [{"message": "Something went wrong while executing your query."}]}
+    with servers() as (gh, _):  # HTTP 200, no data, GitHub's own error, on the very first query
+        pr = simple_pr(gh)
+        gh.inject("POST", r"^/graphql$", status=200, body=transient_graphql, times=1)
+        res = run_action_once(gh, tmp / "transient-graphql", pr_payload(pr, "opened"))
+        n = len(own_comments(gh, pr.number))
+        figures.github.record("github transient-graphql-first-query", res.code == 0 and n == 1,
+                              f"exit {res.code}, {n} comments, {gh.count('POST', r'^/graphql$')} GraphQL POSTs")
         count_duplicates(figures, gh, pr)
 
 
@@ -373,6 +396,94 @@ def model_matrix(figures: Figures, tmp: Path) -> None:
             count_duplicates(figures, gh, pr)
 
 
+# --------------------------------------------------------------------------- endpoint trouble (issue 16)
+
+STUCK_BOUND_S = 150.0  # issue 16: a stuck endpoint ends in the labelled fallback within this, with defaults
+
+
+def endpoint_matrix(figures: Figures, tmp: Path) -> None:
+    """A stuck endpoint with the default settings, and configuration errors that must not be retried."""
+    with servers() as (gh, ai):  # accepts the connection, never answers; no model-timeout input
+        pr = simple_pr(gh)
+        ai.add_stall(times=20)
+        res = run_action_once(gh, tmp / "stuck", pr_payload(pr, "opened"), ai=ai, inputs={"model-timeout": ""})
+        comments = own_comments(gh, pr.number)
+        state = decode_state(comments[0].body) if comments else None
+        ok = (res.code == 0 and state is not None and state.analyzer == "heuristic"
+              and "Heuristic fallback" in comments[0].body and res.seconds <= STUCK_BOUND_S)
+        reason = state.fallback_reason if state else "no comment"
+        figures.model.record("model stuck-endpoint (defaults)", ok, f"{res.seconds:.0f}s, {reason}")
+        figures.endpoint_lines.append(f"stuck endpoint, defaults: {res.seconds:.1f}s to the end of the run, "
+                                      f"{len(ai.chat_requests)} request(s); reason: {reason}")
+        count_duplicates(figures, gh, pr)
+    with servers() as (gh, ai):  # OPENAI_BASE_URL="not a url" (issue 16)
+        pr = simple_pr(gh)
+        res = run_action_once(gh, tmp / "bad-url", pr_payload(pr, "opened"), ai=ai,
+                              inputs={"openai-base-url": "not a url"})
+        said = res.summary + res.stdout
+        named = "openai-base-url" in said and "not a url" in said.lower()
+        ok = named and res.seconds < 5.0
+        figures.model.record("model bad-base-url", ok, f"exit {res.code}, {res.seconds:.1f}s, named={named}")
+        first = next((ln for ln in res.summary.splitlines() if "url" in ln.lower()), res.summary[:160])
+        figures.endpoint_lines.append(f"base URL 'not a url': exit {res.code} after {res.seconds:.1f}s; "
+                                      f"summary: {first.strip()[:200]}")
+        count_duplicates(figures, gh, pr)
+    for name, status, message, fix in [("401", 401, "Incorrect API key provided", "openai-api-key"),
+                                       ("404-model", 404, "The model does not exist", "gpt-4.1-mini")]:
+        with servers() as (gh, ai):  # configuration errors: one request, the reason names the input to fix
+            pr = simple_pr(gh)
+            ai.add_error(status, message, times=4)
+            res = run_action_once(gh, tmp / f"cfg-{name}", pr_payload(pr, "opened"), ai=ai)
+            comments = own_comments(gh, pr.number)
+            state = decode_state(comments[0].body) if comments else None
+            reason = state.fallback_reason if state else ""
+            ok = len(ai.chat_requests) == 1 and fix in reason and res.seconds < 5.0
+            figures.model.record(f"model config {name}", ok, f"{len(ai.chat_requests)} requests, {reason!r}")
+            figures.endpoint_lines.append(f"{name}: {len(ai.chat_requests)} request(s), {res.seconds:.1f}s; "
+                                          f"reason: {reason}")
+            count_duplicates(figures, gh, pr)
+
+
+def github_models_matrix(figures: Figures, tmp: Path) -> None:
+    """No key: GitHub Models (the test server stands in) with the workflow token; its refusals end at once."""
+    for name, script, want in [
+        ("default", lambda ai: ai.add_json(GOOD_DIGEST), "model"),
+        ("403-no-models-permission", lambda ai: ai.add_error(403, "models permission required", times=4),
+         "models: read"),
+        ("429-day-quota", lambda ai: ai.add_error(429, "UserByModelByDay exceeded", times=4, headers={
+            "Retry-After": "30000", "x-ratelimit-type": "UserByModelByDay"}), "daily request quota"),
+    ]:
+        with servers() as (gh, ai):
+            pr = simple_pr(gh)
+            script(ai)
+            res = run_action_once(gh, tmp / f"ghm-{name}", pr_payload(pr, "opened"), env_extra={
+                "READWORTHY_GITHUB_MODELS": "true", "READWORTHY_GITHUB_MODELS_URL": ai.url})
+            comments = own_comments(gh, pr.number)
+            state = decode_state(comments[0].body) if comments else None
+            bearer = [r.headers.get("authorization") for r in ai.chat_requests] == [f"Bearer {WORKFLOW_TOKEN}"]
+            if want == "model":
+                ok = state is not None and state.analyzer == "model"
+            else:
+                ok = state is not None and state.analyzer == "heuristic" and want in comments[0].body
+            ok = ok and bearer and res.code == 0 and res.seconds < 5.0
+            reason = state.fallback_reason if state else "no comment"
+            figures.model.record(f"github-models {name}", ok, f"{res.seconds:.1f}s, bearer={bearer}, {reason!r}")
+            figures.endpoint_lines.append(f"GitHub Models {name}: {len(ai.chat_requests)} request(s), "
+                                          f"{res.seconds:.1f}s; {state.analyzer if state else '?'}"
+                                          f"{'; reason: ' + reason if reason else ''}")
+            count_duplicates(figures, gh, pr)
+    with servers() as (gh, ai):  # a custom base URL and no key (a fork's run): the GitHub token stays home
+        pr = simple_pr(gh)
+        ai.add_json(GOOD_DIGEST, times=3)
+        res = run_action_once(gh, tmp / "ghm-custom", pr_payload(pr, "opened"), inputs={"openai-base-url": ai.url},
+                              env_extra={"READWORTHY_GITHUB_MODELS": "true"})
+        leaked_token = any(WORKFLOW_TOKEN in json.dumps(r.headers) for r in ai.requests)
+        figures.model.record("github-models token-not-sent-to-custom-url", not ai.requests and not leaked_token,
+                             f"{len(ai.requests)} requests")
+        figures.endpoint_lines.append(f"custom base URL without a key: {len(ai.requests)} request(s) to it")
+        count_duplicates(figures, gh, pr)
+
+
 # --------------------------------------------------------------------------- hostile input and output
 
 
@@ -395,6 +506,20 @@ def hostile_matrix(figures: Figures, tmp: Path) -> None:
             figures.hostile.record(f"hidden text {variant[:24]!r}", f"{HIDDEN_INSTRUCTION}-{i}" not in text,
                                    "reached the model")
         count_duplicates(figures, gh, pr)
+    # A PR body line that is a workflow command, printed to the log by show-prompt: fenced by stop-commands.
+    with servers() as (gh, ai):
+        pr = seed_hostile_pr(gh, {"body": "::warning::forged by the PR\n::add-mask::x\n::stop-commands::pwned"})
+        ai.add_json(GOOD_DIGEST)
+        res = run_action_once(gh, tmp / "workflow-command", pr_payload(pr, "opened"), ai=ai,
+                              inputs={"show-prompt": "true"})
+        lines = res.stdout.splitlines()
+        starts = [i for i, line in enumerate(lines) if line.startswith("::stop-commands::")]
+        token = lines[starts[0]].split("::")[2] if starts else ""
+        end = lines.index(f"::{token}::") if token and f"::{token}::" in lines else -1
+        forged = [i for i, line in enumerate(lines) if line == "::warning::forged by the PR"]
+        ok = bool(forged) and token != "pwned" and all(starts[0] < i < end for i in forged)
+        figures.hostile.record("workflow command in PR text (show-prompt)", ok,
+                               "printed outside ::stop-commands::" if forged else "prompt not printed")
     # Hostile model answers: every attack in every field, in both languages.
     for attack in sorted(HOSTILE_STRINGS):
         for language in ("en", "zh-CN"):
@@ -532,8 +657,10 @@ def main() -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
+        inputs = input_rows(tmp)  # issue 16: broken patches, link titles, secret look-alikes
         stages: list[tuple[str, Callable[[Figures, Path], None]]] = [
-            ("github faults", github_matrix), ("model faults", model_matrix),
+            ("github faults", github_matrix), ("model faults", model_matrix), ("endpoint trouble", endpoint_matrix),
+            ("github models", github_models_matrix),
             ("hostile cases", hostile_matrix), ("secrets", secrets_matrix),
         ]
         for label, stage in stages:
@@ -548,8 +675,12 @@ def main() -> int:
     print(f"  hostile cases tried / neutralised : {h.tried} / {h.ok}")
     print(f"  secrets planted / leaked          : {figures.secrets_planted} / {figures.secrets_leaked}")
     print(f"  duplicate comments                : {figures.duplicate_comments} (over {figures.prs_checked} PRs)")
+    print_rows(inputs)
     print(f"  wall time                         : {time.monotonic() - started:.1f}s")
+    for line in figures.endpoint_lines:
+        print(f"  endpoint: {line}")
     problems = g.failures + m.failures + h.failures + figures.leak_details
+    problems += [f"{row.name}: {row.outcome}" for row in inputs if not row.ok]
     for line in problems:
         print(f"  ! {line}")
     ok = not problems and figures.secrets_leaked == 0 and figures.duplicate_comments == 0

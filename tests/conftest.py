@@ -6,21 +6,37 @@ import os
 from pathlib import Path
 
 import pytest
+
+import real_model_background
 from servers.github_fixtures import *  # noqa: F401,F403  (github_server fixture)
 from servers.openai_fixtures import *  # noqa: F401,F403  (openai_server fixture)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# READWORTHY_VLLM_FIXTURES points elsewhere (a git worktree's parent has no shared/ beside it)
-VLLM_FIXTURES = Path(os.environ.get("READWORTHY_VLLM_FIXTURES") or REPO_ROOT.parent / "shared" / "fixtures" / "vllm")
+# ../shared beside the checkout (from a worktree such as /work/wt/NAME it sits one level further up);
+# READWORTHY_VLLM_FIXTURES points anywhere else.
+VLLM_FIXTURES = Path(os.environ["READWORTHY_VLLM_FIXTURES"]) if os.environ.get("READWORTHY_VLLM_FIXTURES") else next(
+    (p / "shared" / "fixtures" / "vllm" for p in REPO_ROOT.parents if (p / "shared" / "fixtures" / "vllm").is_dir()),
+    REPO_ROOT.parent / "shared" / "fixtures" / "vllm",
+)
+
+
+# Where GitHub Models "is" in tests that do not point it at the test server: a closed loopback port, so
+# a test that turns GitHub Models on by mistake fails fast instead of reaching the internet.
+UNREACHABLE_MODELS_URL = "http://127.0.0.1:9/inference"
 
 
 @pytest.fixture(autouse=True)
 def _clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test sees the developer's or CI's GitHub/OpenAI settings."""
+    """No test sees the developer's or CI's GitHub/OpenAI settings, and none calls GitHub Models unless it
+    asks for it: READWORTHY_GITHUB_MODELS=false here; tests of GitHub Models delete it and set
+    READWORTHY_GITHUB_MODELS_URL to the test OpenAI server."""
     for key in list(os.environ):
-        if key.startswith(("GITHUB_", "OPENAI_", "INPUT_", "RUNNER_", "AZURE_OPENAI")):
+        if key.startswith(("GITHUB_", "OPENAI_", "INPUT_", "RUNNER_", "AZURE_OPENAI", "READWORTHY_")):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.delenv("ACTIONS_STEP_DEBUG", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    monkeypatch.setenv("READWORTHY_GITHUB_MODELS", "false")
+    monkeypatch.setenv("READWORTHY_GITHUB_MODELS_URL", UNREACHABLE_MODELS_URL)
 
 
 @pytest.fixture
@@ -29,3 +45,18 @@ def vllm_fixtures() -> Path:
     if not (VLLM_FIXTURES / "index.json").is_file():
         pytest.skip(f"real vLLM fixtures not present at {VLLM_FIXTURES}")
     return VLLM_FIXTURES
+
+
+@pytest.hookimpl(trylast=True)  # after `-m`/`-k` deselection: only tests that will run count
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The real-model tests run last, and their model run starts now in its own process, so that it
+    works on one core while the rest of the suite runs on the other (tests/real_model_background.py)."""
+    real = [item for item in items if item.get_closest_marker("e2e_model")]
+    if not real:
+        return
+    items[:] = [item for item in items if not item.get_closest_marker("e2e_model")] + real
+    real_model_background.start(config, VLLM_FIXTURES)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    real_model_background.stop(config)

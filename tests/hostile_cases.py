@@ -28,6 +28,7 @@ HIDDEN_VARIANTS = (
     f"![{HIDDEN_INSTRUCTION}](https://evil.example/pixel.png)",  # image alt text is not shown as prose
     f'<img alt="{HIDDEN_INSTRUCTION}" src="https://evil.example/p.png">',
     f"[//]: # ({HIDDEN_INSTRUCTION})",  # a Markdown reference definition renders as nothing
+    f'See [the docs](https://example.com/docs "{HIDDEN_INSTRUCTION}")',  # a link title shows only on hover
     f'<details><summary>x</summary><p aria-hidden="true">{HIDDEN_INSTRUCTION}</p></details>',
 )
 ZERO_WIDTH = "\u200b\u200d\u2060\u202e"  # zero-width space/joiner, word joiner, right-to-left override

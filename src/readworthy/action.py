@@ -3,9 +3,10 @@
 Inputs read (kebab-case, as in action.yml; a Docker action receives `INPUT_<NAME>` upper-cased
 with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a shell cannot):
 
-    github-token        token for reads and the comment (fallback: GITHUB_TOKEN)
-    openai-api-key      model key (fallback: OPENAI_API_KEY); empty -> heuristic, labelled
+    github-token        token for reads and the comment (fallback: GITHUB_TOKEN); also GitHub Models' key
+    openai-api-key      model key (fallback: OPENAI_API_KEY); empty -> GitHub Models (endpoint.py)
     openai-base-url     OpenAI-compatible endpoint (fallback: OPENAI_BASE_URL)
+    github-models       false: no GitHub Models when there is no key (the heuristic, labelled)
     model, language (en|zh-CN), budget
     mode                review (default) | digest
     pr-number           workflow_dispatch: one number or a comma/space separated list
@@ -16,12 +17,16 @@ with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a sh
     fail-on-error       true: a failed review fails the step (default false)
     show-prompt         true: print the packed prompt in a log group (secrets stay masked)
     own-login           login that authors our comments when the token cannot tell
-    azure-endpoint, azure-deployment, azure-api-version, model-timeout
+    azure-endpoint, azure-deployment, azure-api-version
+    model-timeout       seconds for the whole model step, retries included (default 120)
     price-table         JSON {"MODEL": [usd_per_1M_in, usd_per_1M_out]}
+    model-for           everyone (default) | contributors | members: who gets a model analysis
+    max-cost            USD the run may spend on the model; then the heuristic (review mode)
+    max-analyses-per-day  model analyses per PR in 24 h (default 12, 0 = no cap)
     digest-*            passed to digest mode untouched
 
 Environment read: GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL,
-GITHUB_GRAPHQL_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS.
+GITHUB_GRAPHQL_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS, READWORTHY_GITHUB_MODELS(_URL).
 
 Outputs: verdict, comment-id, comment-url (one PR reviewed), prompt-tokens, completion-tokens,
 cost-usd (summed over the run), skipped-reason.
@@ -52,6 +57,7 @@ from actions_toolkit import core  # type: ignore[import-untyped]
 
 from . import publish
 from .analyze.client import make_openai_client
+from .analyze.spending import cost_gate
 from .config import Settings, action_settings, read_inputs
 from .errors import ConfigError, EventError, PublishError, ReadworthyError
 from .event import Event, parse_event
@@ -197,7 +203,8 @@ def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) ->
         if event.language:
             settings = settings.model_copy(update={"language": event.language})
     login = settings.own_login or own_login(gh, settings)
-    session = ReviewSession(gh, make_openai_client(settings), repo, settings, login)
+    client = make_openai_client(settings)
+    session = ReviewSession(gh, client, repo, settings, login, cost_gate(settings, client is not None))
     numbers = event.pr_numbers or (_open_prs(gh, repo) if event.all_open else ())
     if not numbers:
         return RunResult(skipped_reason="nothing-to-do", skipped_message="no pull request to review")
@@ -281,6 +288,8 @@ def _summary(result: RunResult) -> str:
             elif o.comment_url:
                 how = "reused, no model call" if o.cached else o.status
                 lines.append(f"Comment ({how}): {o.comment_url}")
+            if o.report is not None and o.report.model_withheld and not o.cached:
+                lines.append(f"ℹ️ Model not asked: {o.report.model_withheld}")
             lines += ["", o.markdown]
         lines.append("")
     return "\n".join(lines)

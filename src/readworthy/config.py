@@ -16,12 +16,23 @@ from collections.abc import Mapping
 from typing import Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from .endpoint import GITHUB_MODELS_BUDGET, GITHUB_MODELS_URL, Endpoint, resolve_endpoint
 from .errors import ConfigError
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 DEFAULT_BUDGET = 16_000
+DEFAULT_MAX_ANALYSES_PER_DAY = 12  # a PR pushed every hour still gets a model-written guide most of the day
+DEFAULT_MODEL_TIMEOUT = 120.0  # seconds for the whole model step: every attempt, wait and repair turn
 DEFAULT_API_URL = "https://api.github.com"
 LANGUAGES = ("en", "zh-CN")
 Language = Literal["en", "zh-CN"]
@@ -109,8 +120,12 @@ class Settings(BaseModel):
     azure_endpoint: str | None = None
     azure_deployment: str | None = None
     azure_api_version: str | None = None
-    model_timeout: float = Field(default=120.0, gt=0)
+    # With no OpenAI key: GitHub Models with the GitHub token (False: the heuristic, no model call).
+    github_models: bool = True
+    github_models_url: str = GITHUB_MODELS_URL  # READWORTHY_GITHUB_MODELS_URL (tests, proxies)
+    model_timeout: float = Field(default=DEFAULT_MODEL_TIMEOUT, gt=0, le=3_600)  # the whole model step
     model_max_retries: int = Field(default=3, ge=0, le=10)
+    # Default 16,000; with GitHub Models and no budget given, its per-request input limit (see below).
     budget: int = Field(default=DEFAULT_BUDGET, ge=1_000, le=1_000_000)
     output_reserve: int = Field(default=2_000, ge=200)
     price_table: dict[str, tuple[float, float]] = Field(default_factory=dict)  # model -> ($/1M in, $/1M out)
@@ -126,12 +141,38 @@ class Settings(BaseModel):
     verdict_labels: bool = False
     fail_on_error: bool = False
     show_prompt: bool = False
+    # cost and abuse control (review mode): who gets a model analysis, and how many
+    model_for: Literal["everyone", "contributors", "members"] = "everyone"
+    max_cost: float | None = Field(default=None, ge=0)  # USD per run; the heuristic once it is reached
+    max_analyses_per_day: int = Field(default=DEFAULT_MAX_ANALYSES_PER_DAY, ge=0)  # per PR; 0 = no cap
     repo_config: RepoConfig = Field(default_factory=RepoConfig)
+    # Where the run was started: names settings the way the reader sets them (`openai-api-key` / OPENAI_API_KEY).
+    run_from: Literal["action", "terminal"] = "terminal"
 
     @field_validator("github_api_url")
     @classmethod
     def _strip_slash(cls, v: str) -> str:
         return v.rstrip("/")
+
+    @field_validator("openai_base_url", "azure_endpoint", "github_models_url")
+    @classmethod
+    def _http_url(cls, v: str | None) -> str | None:
+        # A malformed URL is a configuration error to fix, not a transient fault to retry.
+        if v is None:
+            return v
+        parsed = urlparse(v.strip())
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"{v[:80]!r} is not a URL: expected http(s)://HOST[:PORT]/PATH, "
+                             "e.g. https://api.example.com/v1")
+        return v.strip()
+
+    @model_validator(mode="after")
+    def _budget_fits_the_endpoint(self) -> Settings:
+        # GitHub Models' free tier refuses requests over 8,000 input tokens: with no budget given, pack
+        # to fit it. An explicit budget (input, flag, repository file) always wins.
+        if "budget" not in self.model_fields_set and self.endpoint.kind == "github-models":
+            object.__setattr__(self, "budget", GITHUB_MODELS_BUDGET)
+        return self
 
     @property
     def graphql_url(self) -> str:
@@ -144,12 +185,14 @@ class Settings(BaseModel):
         return base + "/graphql"
 
     @property
+    def endpoint(self) -> Endpoint:
+        """The model endpoint this run uses (endpoint.py): OpenAI, a custom server, Azure, GitHub Models, none."""
+        return resolve_endpoint(self)
+
+    @property
     def has_model(self) -> bool:
-        """A model key is configured; GitHub Models takes the GitHub token (as model_client.py does)."""
-        if self.openai_api_key is not None and self.openai_api_key.get_secret_value():
-            return True
-        github_models = urlparse(self.openai_base_url or "").hostname == "models.github.ai"
-        return github_models and self.github_token is not None and bool(self.github_token.get_secret_value())
+        """A model will be asked: an OpenAI-compatible key, or GitHub Models with the GitHub token."""
+        return self.endpoint.kind != "none"
 
     def with_repo_config(self, repo_config: RepoConfig) -> Settings:
         """Settings with the repository's file applied under explicitly given inputs."""
@@ -169,26 +212,56 @@ def build_settings(values: Mapping[str, object]) -> Settings:
     try:
         return Settings.model_validate(clean)
     except ValidationError as exc:
-        lines = [f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
+        lines = [f"  {_field_name(e['loc'])}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors()]
         raise ConfigError("invalid settings:\n" + "\n".join(lines)) from None
 
 
+# Settings whose field name differs from what the user typed: name both in a validation error.
+_SOURCE_NAMES = {
+    "openai_base_url": "openai-base-url / OPENAI_BASE_URL",
+    "azure_endpoint": "azure-endpoint",
+    "github_models_url": "READWORTHY_GITHUB_MODELS_URL",
+    "model_timeout": "model-timeout / --model-timeout",
+    "github_models": "github-models / READWORTHY_GITHUB_MODELS",
+}
+
+
+def _field_name(loc: tuple[int | str, ...]) -> str:
+    name = ".".join(str(p) for p in loc)
+    return _SOURCE_NAMES.get(name, name)
+
+
+def _switch(raw: str | None, name: str) -> bool | None:
+    if raw is None or raw.strip() == "":
+        return None
+    value = raw.strip().lower()
+    if value in ("true", "yes", "1", "on"):
+        return True
+    if value in ("false", "no", "0", "off"):
+        return False
+    raise ConfigError(f"{name}: {raw[:40]!r} is not a boolean; use `true` or `false`")
+
+
 def model_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
-    """The openai SDK's own conventions: OPENAI_API_KEY and OPENAI_BASE_URL."""
+    """The openai SDK's own conventions (OPENAI_API_KEY, OPENAI_BASE_URL) and GitHub Models' switches
+    (READWORTHY_GITHUB_MODELS=false turns it off, READWORTHY_GITHUB_MODELS_URL points it elsewhere)."""
     env = os.environ if environ is None else environ
     return {
         "openai_api_key": env.get("OPENAI_API_KEY") or None,
         "openai_base_url": env.get("OPENAI_BASE_URL") or None,
+        "github_models": _switch(env.get("READWORTHY_GITHUB_MODELS"), "READWORTHY_GITHUB_MODELS"),
+        "github_models_url": env.get("READWORTHY_GITHUB_MODELS_URL") or None,
     }
 
 
 def terminal_settings(flags: Mapping[str, object], environ: Mapping[str, str] | None = None) -> Settings:
     """Settings for a command run from a terminal: the openai SDK's and GitHub's environment variables
-    (OPENAI_API_KEY, OPENAI_BASE_URL, GITHUB_TOKEN, GITHUB_API_URL, GITHUB_GRAPHQL_URL), then the flags."""
+    (OPENAI_API_KEY, OPENAI_BASE_URL, GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL, GITHUB_GRAPHQL_URL), then
+    the flags. With no OpenAI key and a GitHub token, GitHub Models answers (endpoint.py)."""
     env = os.environ if environ is None else environ
     values: dict[str, object] = model_env(env)
     values.update(
-        github_token=env.get("GITHUB_TOKEN") or None,
+        github_token=env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or None,
         github_api_url=env.get("GITHUB_API_URL") or None,
         github_graphql_url=env.get("GITHUB_GRAPHQL_URL") or None,
     )
@@ -200,10 +273,11 @@ def terminal_settings(flags: Mapping[str, object], environ: Mapping[str, str] | 
 
 # action.yml input -> Settings field (the docstring of action.py lists every input)
 _BOOL_INPUTS = {"force": "force", "verdict-labels": "verdict_labels", "fail-on-error": "fail_on_error",
-                "show-prompt": "show_prompt"}
+                "show-prompt": "show_prompt", "github-models": "github_models"}
 _TEXT_INPUTS = {"model": "model", "language": "language", "budget": "budget", "trigger-label": "trigger_label",
                 "own-login": "own_login", "azure-endpoint": "azure_endpoint", "azure-deployment": "azure_deployment",
-                "azure-api-version": "azure_api_version", "model-timeout": "model_timeout"}
+                "azure-api-version": "azure_api_version", "model-timeout": "model_timeout",
+                "model-for": "model_for", "max-cost": "max_cost", "max-analyses-per-day": "max_analyses_per_day"}
 
 
 def read_inputs(environ: Mapping[str, str]) -> dict[str, str]:
@@ -248,9 +322,13 @@ def action_settings(inputs: Mapping[str, str], environ: Mapping[str, str]) -> Se
         "github_api_url": environ.get("GITHUB_API_URL"),
         "github_graphql_url": environ.get("GITHUB_GRAPHQL_URL"),
         "price_table": _price_table(inputs.get("price-table", "")),
+        "github_models_url": model_env(environ)["github_models_url"],
+        "run_from": "action",
     }
     for name, fld in _TEXT_INPUTS.items():
         values[fld] = inputs.get(name)
     for name, fld in _BOOL_INPUTS.items():
         values[fld] = _bool(inputs, name)
+    if values["github_models"] is None:  # READWORTHY_GITHUB_MODELS, as from a terminal
+        values["github_models"] = model_env(environ)["github_models"]
     return build_settings(values)

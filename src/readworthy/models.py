@@ -71,6 +71,9 @@ class FileChange(_Frozen):
     deletions: int = 0
     patch: str | None = None
     binary: bool = False
+    # The diff text of this file is cut off or damaged (a hunk shorter than its header says, no hunks
+    # after a header, text that is not a diff): what `patch` shows may be a fragment of the change.
+    patch_incomplete: bool = False
 
 
 class Commit(_Frozen):
@@ -162,6 +165,7 @@ class PRContext(_Frozen):
     body: str = ""
     author: str = ""
     author_is_bot: bool = False
+    author_association: str = ""  # GitHub's OWNER / MEMBER / COLLABORATOR / CONTRIBUTOR / FIRST_TIME_CONTRIBUTOR / NONE
     url: str = ""
     state: str = "open"
     draft: bool = False
@@ -203,6 +207,7 @@ class Coverage(_Frozen):
     files_name_only: int = 0
     omitted: list[str] = Field(default_factory=list)  # paths seen by name only or not at all
     secrets_redacted: int = 0
+    incomplete_patches: list[str] = Field(default_factory=list)  # paths whose diff is cut off or damaged
     linked_issues: int = 0
     review_comments: int = 0
     notes: list[str] = Field(default_factory=list)
@@ -285,6 +290,9 @@ class Report(BaseModel):
     coverage: Coverage = Field(default_factory=Coverage)
     dropped_references: int = 0
     fallback_reason: str = ""  # why the heuristic stood in for the model, if it did
+    model_withheld: str = ""  # why the model was deliberately not asked (cost and abuse control), if so
+    model_runs: list[str] = Field(default_factory=list)  # ISO times of this PR's model analyses, last 24 h
+    run_from: Literal["action", "terminal"] = "action"  # names settings in the banner the way the reader sets them
     repo: str = ""
     number: int = 0
     title: str = ""

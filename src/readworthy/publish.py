@@ -14,6 +14,7 @@ Every PyGithub failure is mapped once, by `github_api.github_errors(..., writing
 from __future__ import annotations
 
 import logging
+import os
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -305,13 +306,31 @@ def create_discussion(gh: GitHub, settings: Settings, repo: str, title: str, bod
 # --------------------------------------------------------------------------- the job summary
 
 
+JOB_SUMMARY_LIMIT = 1024 * 1024  # bytes per step; beyond it GitHub drops the whole summary upload
+SUMMARY_CUT_NOTE = "\n\n_Cut: GitHub keeps at most 1 MiB of job summary per step; the rest is in the log._\n\n"
+
+
 def write_job_summary(markdown: str, path: str | None) -> bool:
-    """Append `markdown` to $GITHUB_STEP_SUMMARY (actions_toolkit has no helper for it). False if unset."""
+    """Append `markdown` to $GITHUB_STEP_SUMMARY (actions_toolkit has no helper for it). False if unset.
+
+    The file never grows past GitHub's 1 MiB limit: what would not fit is cut with a note, because
+    an over-long summary is not shortened by GitHub but thrown away whole."""
     if not path:
         return False
+    text = markdown.rstrip("\n") + "\n\n"
     try:
+        used = os.path.getsize(path) if os.path.exists(path) else 0
+        room = JOB_SUMMARY_LIMIT - used
+        data = text.encode("utf-8")
+        if len(data) > room:
+            note = SUMMARY_CUT_NOTE.encode("utf-8")
+            if room <= len(note):
+                log.warning("the job summary is full (GitHub's 1 MiB per step); not written: %d bytes", len(data))
+                return False
+            # cut on a character boundary: decode what fits, dropping a split multi-byte character
+            text = data[: room - len(note)].decode("utf-8", "ignore") + SUMMARY_CUT_NOTE
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(markdown.rstrip("\n") + "\n\n")
+            fh.write(text)
     except OSError as exc:
         log.warning("could not write the job summary to %s: %s", path, exc)
         return False

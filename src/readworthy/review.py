@@ -15,16 +15,16 @@ job summary instead.
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Literal
 
 import openai
 
 from . import publish
-from .analyze.client import model_name
 from .analyze.model import analyze
+from .analyze.spending import CostGate
 from .config import Settings
 from .errors import CommentBlocked, PublishError, ReadworthyError
 from .event import PullRequestInfo
@@ -34,9 +34,9 @@ from .gather.repo_config import load_repo_config
 from .gather.rest import find_existing_body, read_pull_info
 from .models import PRContext, Prompt, Report, Usage
 from .pack.prompt import pack_prompt
-from .prompts.messages import PROMPT_VERSION
 from .render.comment import render_comment, render_markdown
 from .render.state import decode_state
+from .rules import cache_hit, model_withheld, paths_skip_reason, recent_model_runs, skip_reason
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +53,7 @@ class ReviewSession:
     repo: str
     settings: Settings
     own_login: str
+    cost_gate: CostGate | None = None  # `max-cost`: what this run may still spend on the model
 
 
 @dataclass(frozen=True)
@@ -90,50 +91,6 @@ class ReviewOutcome:
         return self.status != "failed"
 
 
-# --------------------------------------------------------------------------- deciding
-
-
-def skip_reason(info: PullRequestInfo, settings: Settings, explicit: bool) -> tuple[str, str]:
-    """(code, message) when the PR should be skipped by the config rules, else ("", "")."""
-    cfg = settings.repo_config
-    if info.draft and not cfg.include_drafts and not explicit:
-        return "draft", "the pull request is a draft (set `include_drafts: true` or add the trigger label)"
-    if info.author_is_bot and not cfg.include_bots and not explicit:
-        return "bot-author", f"the author {info.author} is a bot (set `include_bots: true` to review bot PRs)"
-    skip_labels = {name.lower() for name in cfg.skip_labels}
-    hit = [name for name in info.labels if name.lower() in skip_labels]
-    if hit:
-        return "skip-label", f"the pull request has the skip label `{hit[0]}`"
-    if info.author.lower() in {a.lower() for a in cfg.skip_authors}:
-        return "skip-author", f"the author {info.author} is in `skip_authors`"
-    if any(fnmatch.fnmatchcase(info.base_ref, pattern) for pattern in cfg.skip_base_branches):
-        return "skip-base-branch", f"the base branch `{info.base_ref}` is in `skip_base_branches`"
-    return "", ""
-
-
-def paths_skip_reason(ctx: PRContext, settings: Settings) -> tuple[str, str]:
-    patterns = settings.repo_config.skip_paths
-    if not patterns or not ctx.files:
-        return "", ""
-    if all(any(fnmatch.fnmatch(f.path, p) for p in patterns) for f in ctx.files):
-        return "skip-paths", "every changed path matches `skip_paths`"
-    return "", ""
-
-
-def cache_hit(previous: Report | None, settings: Settings, current_hash: str) -> bool:
-    """True when the stored analysis answers the same question with the same means."""
-    if previous is None or not current_hash or previous.input_hash != current_hash:
-        return False
-    if previous.language != settings.language:
-        return False
-    if previous.prompt_version != PROMPT_VERSION:
-        return False
-    if previous.analyzer == "model":
-        return bool(settings.has_model) and previous.model == model_name(settings)
-    # A heuristic report is reusable only while there is still no model and it was not a fallback.
-    return not previous.fallback_reason and not settings.has_model
-
-
 # --------------------------------------------------------------------------- running
 
 
@@ -153,6 +110,34 @@ def _remove_trigger_label(session: ReviewSession, number: int, name: str) -> Non
         publish.remove_label(session.gh, session.repo, number, name)
     except PublishError as exc:
         log.warning("#%d: could not remove the trigger label `%s`: %s", number, name, exc)
+
+
+def _analyze_within_policy(session: ReviewSession, prompt: Prompt, ctx: PRContext, settings: Settings,
+                           request: Request, previous: Report | None) -> Report:
+    """The analysis, with the model asked only where the cost and abuse rules allow (rules.model_withheld,
+    the run's cost gate); the Report records its model runs of the last day for the daily cap."""
+    now = datetime.now(UTC)
+    recent = recent_model_runs(previous, now)
+    client = session.client
+    withheld = model_withheld(ctx, settings, request.explicit, recent) if client is not None else ""
+    gate = session.cost_gate if client is not None and not withheld else None
+    if gate is not None and not gate.try_reserve():
+        withheld = (f"this run's model cost cap (${gate.cap:.2f}, `max-cost`) is reached; the next run analyses "
+                    "it with the model")
+        gate = None
+    if withheld:
+        log.info("#%d: model not asked: %s", ctx.number, withheld)
+        report = analyze(prompt, settings, None).model_copy(update={"model_withheld": withheld})
+    else:
+        cost = 0.0
+        try:
+            report = analyze(prompt, settings, client)
+            cost = report.usage.cost_usd
+        finally:
+            if gate is not None:
+                gate.settle(cost)  # the real cost replaces the reservation
+    runs = [*recent, now] if report.usage.model_calls else recent
+    return report.model_copy(update={"model_runs": [moment.isoformat(timespec="seconds") for moment in runs]})
 
 
 def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutcome:
@@ -186,7 +171,7 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
         # they were stored, and the raw context's text must not slip back in.
         report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url})
     else:
-        report = analyze(prompt, settings, session.client)
+        report = _analyze_within_policy(session, prompt, ctx, settings, request, previous)
         spent = report.usage
         if report.fallback_reason and previous is not None and previous.analyzer == "model" \
                 and previous.input_hash == report.input_hash:
@@ -200,7 +185,7 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
     markdown = render_markdown(report)
     outcome_base = {"report": report, "cached": cached, "usage": spent, "markdown": markdown,
                     "skipped_reason": "unchanged" if cached else "",
-                    "model_failure": report.fallback_reason if not cached and session.client is not None else "",
+                    "model_failure": report.fallback_reason if not cached else "",
                     **seen}
     if request.dry_run:
         return ReviewOutcome(number, "dry-run", **outcome_base)  # type: ignore[arg-type]

@@ -43,7 +43,7 @@ def test_demo_prints_a_labelled_heuristic_comment() -> None:
 def test_demo_in_chinese_uses_localised_verdict_words() -> None:
     proc = run_cli("demo", "--language", "zh-CN")
     assert proc.returncode == 0, proc.stderr
-    assert any(word in proc.stdout for word in ("值得精读", "值得快速浏览", "不必精读"))
+    assert any(word in proc.stdout for word in ("值得精读", "值得快速浏览", "可以跳过"))
 
 
 def test_demo_json_has_top_level_verdict_usage_and_coverage() -> None:
@@ -110,6 +110,56 @@ def test_a_file_that_is_not_a_diff_is_a_clear_error(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "readworthy: error:" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_directory_given_to_patch_says_it_is_a_directory(tmp_path: Path) -> None:
+    proc = run_cli("local", "--patch", str(tmp_path))
+    assert proc.returncode == 1
+    assert "is a directory" in proc.stderr and "not found" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(("flags", "words"), [
+    (["--head", "main"], "--head goes with --base"),
+    (["--show-prompt", "--format", "json"], "--show-prompt prints the model messages as text"),
+])
+def test_flags_that_would_be_ignored_are_refused(flags: list[str], words: str) -> None:
+    proc = run_cli("local", "--patch", str(SAMPLE_PATCH), *flags)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert words in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_head_still_works_with_base(tmp_path: Path) -> None:
+    def git(*a: str) -> None:
+        subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.email", "t@example.invalid")
+    git("config", "user.name", "T")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    git("checkout", "-qb", "topic")
+    (tmp_path / "a.py").write_text("x = 2\n")
+    git("commit", "-qam", "Change x")
+    git("checkout", "-q", "main")
+    proc = run_cli("local", "--base", "main", "--head", "topic", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["title"] == "Change x"
+
+
+def test_a_cut_off_patch_is_reported_as_incomplete(tmp_path: Path) -> None:
+    text = SAMPLE_PATCH.read_text()
+    cut = text[: text.index("\n", len(text) // 2) + 1]  # half the sample, cut inside a hunk
+    patch = tmp_path / "cut.patch"
+    patch.write_text(cut)
+    proc = run_cli("local", "--patch", str(patch))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.split("\n")
+    assert lines[0].startswith("## ") and "**Incomplete patch:**" in "\n".join(lines[1:4])
+    assert "with an incomplete patch" in proc.stdout
+    assert "WARNING" in proc.stderr and "is incomplete" in proc.stderr
+    whole = run_cli("local", "--patch", str(SAMPLE_PATCH))
+    assert whole.returncode == 0 and "ncomplete" not in whole.stdout + whole.stderr
 
 
 def test_missing_source_is_a_clear_error() -> None:

@@ -135,9 +135,9 @@ def test_chinese_digest_uses_chinese_verdict_words_and_reuses_chinese_analyses(
     assert _digest("--since", "1d", "--language", "zh-CN") == 0
     out = capsys.readouterr().out
     assert "# 📚 阅读清单" in out
-    for word in ("值得精读", "值得快速浏览", "不必精读"):
+    for word in ("值得精读", "值得快速浏览", "可以跳过"):
         assert word in out
-    assert out.index("值得精读") < out.index("值得快速浏览") < out.index("不必精读")
+    assert out.index("值得精读") < out.index("值得快速浏览") < out.index("可以跳过")
     assert "复用已保存的分析 0 个" in out and "模型调用 3 次" in out
     # the stored analyses are Chinese: a Chinese digest reuses them, an English one does not
     assert _digest("--since", "1d", "--language", "zh-CN") == 0

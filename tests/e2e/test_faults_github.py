@@ -67,8 +67,10 @@ def simple_pr(server: GitHubServer, title: str = "Retry the model download once 
 
 
 def small_settings(server: GitHubServer, **extra: Any) -> Settings:
+    # review_one is given no model client here: say so in the settings too (no GitHub Models default)
     return build_settings({"github_token": WORKFLOW_TOKEN, "github_api_url": server.api_url,
-                           "github_graphql_url": server.graphql_url, "github_timeout": 1, **extra})
+                           "github_graphql_url": server.graphql_url, "github_timeout": 1,
+                           "github_models": False, **extra})
 
 
 def review(server: GitHubServer, pr: PullRequest, **extra: Any):  # type: ignore[no-untyped-def]
@@ -404,3 +406,97 @@ def test_graphql_queries_are_retried_but_mutations_are_not(github_server: GitHub
     with pytest.raises(GitHubError):
         github_api.graphql(gh, settings, mutation, {}, "posting the digest")
     assert github_server.count("POST", GRAPHQL) == 1
+
+
+TRANSIENT_GRAPHQL = {"data": None, "errors": [{"message": "Something went wrong while executing your query. "
+                                                          "Please include `C0DE:1234` when reporting this issue."}]}
+
+
+def test_a_transient_graphql_answer_to_a_query_is_asked_again(github_server: GitHubServer) -> None:
+    """HTTP 200, no data, "Something went wrong…": GitHub's own trouble. The very first query (who the
+    token belongs to) used to end the run without a comment."""
+    pr = simple_pr(github_server)
+    github_server.inject("POST", GRAPHQL, status=200, body=TRANSIENT_GRAPHQL, times=1)
+    settings = small_settings(github_server)
+    login = github_api.own_login(github_api.make_github(settings), settings)
+    assert login == WORKFLOW_LOGIN and github_server.count("POST", GRAPHQL) == 2
+    assert review(github_server, pr).status == "published"
+
+
+def test_a_transient_graphql_answer_is_bounded_and_named(github_server: GitHubServer) -> None:
+    from readworthy.errors import GitHubError
+    from readworthy.gather.queries import VIEWER_QUERY
+
+    github_server.inject("POST", GRAPHQL, status=200, body=TRANSIENT_GRAPHQL, times=None)
+    settings = small_settings(github_server)
+    with pytest.raises(GitHubError, match="re-run the job"):
+        github_api.graphql(github_api.graphql_reader(github_api.make_github(settings)), settings, VIEWER_QUERY, {},
+                           "asking who we are")
+    assert github_server.count("POST", GRAPHQL) == github_api.GRAPHQL_TRANSIENT_RETRIES + 1
+
+
+def test_a_transient_graphql_answer_to_a_mutation_is_not_repeated(github_server: GitHubServer) -> None:
+    from readworthy.errors import GitHubError
+
+    github_server.inject("POST", GRAPHQL, status=200, body=TRANSIENT_GRAPHQL, times=1)
+    settings = small_settings(github_server)
+    mutation = 'mutation { addComment(input: {subjectId: "x", body: "y"}) { clientMutationId } }'
+    with pytest.raises(GitHubError):
+        github_api.graphql(github_api.make_github(settings), settings, mutation, {}, "posting the digest")
+    assert github_server.count("POST", GRAPHQL) == 1
+
+
+def _comment_as_written(server: GitHubServer, number: int) -> tuple[str, dict[str, Any]]:
+    """Our comment: its visible Markdown and its decoded hidden state, with the server's own address
+    taken out (each test server listens on its own port, and the state stores the PR's URL)."""
+    from readworthy.render.state import MARKER, decode_state
+
+    [comment] = own_comments(server, number)
+    visible = "\n".join(line for line in comment.body.splitlines() if not line.startswith(MARKER))
+    state = decode_state(comment.body)
+    assert state is not None
+    stored = state.model_dump(mode="json")
+    stored["url"] = stored["url"].replace(server.html_url, "<server>")
+    return visible.replace(server.html_url, "<server>"), stored
+
+
+def test_a_run_through_every_transient_fault_leaves_the_comment_a_clean_run_leaves(
+    github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """502 twice on the file list, a secondary rate limit with Retry-After, a 3 s stall and one
+    transient GraphQL answer, all in one run: the result is exactly what a clean run leaves."""
+    clean_server = GitHubServer().start()
+    try:
+        clean_pr = simple_pr(clean_server)
+        clean = run(monkeypatch, capsys, action_env(clean_server, tmp_path / "clean", "pull_request_target",
+                                                     pr_payload(clean_pr, "opened")))
+        expected = _comment_as_written(clean_server, clean_pr.number)
+    finally:
+        clean_server.stop()
+    pr = simple_pr(github_server)
+    github_server.inject("GET", FILES, status=502, times=2)
+    github_server.inject("GET", LIST_COMMENTS, status=403, headers={"Retry-After": "1"}, body=SECONDARY, times=1)
+    github_server.inject("GET", CONFIG_GET, status=None, delay=3.0, times=1)
+    github_server.inject("POST", GRAPHQL, status=200, body=TRANSIENT_GRAPHQL, times=1)
+    faulted = run(monkeypatch, capsys, action_env(github_server, tmp_path / "faults", "pull_request_target",
+                                                   pr_payload(pr, "opened")))
+    assert (clean.code, faulted.code) == (0, 0), faulted.stdout
+    assert _comment_as_written(github_server, pr.number) == expected
+    assert faulted.outputs["verdict"] == clean.outputs["verdict"]
+    assert github_server.count("GET", FILES) >= 3 and github_server.count("POST", GRAPHQL) >= 2
+
+
+def test_pr_command_for_a_missing_pr_says_so_once(
+    github_server: GitHubServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No raw `{'message': 'Not Found', …}` dict, and the error is printed once, not once per layer."""
+    from readworthy.cli import main as cli_main
+
+    monkeypatch.setenv("GITHUB_TOKEN", WORKFLOW_TOKEN)
+    monkeypatch.setenv("GITHUB_API_URL", github_server.api_url)
+    monkeypatch.setenv("GITHUB_GRAPHQL_URL", github_server.graphql_url)
+    code = cli_main(["pr", f"{REPO}#4242", "--dry-run"])
+    _, err = capsys.readouterr()
+    assert code == 1
+    assert "#4242" in err and "404" in err and "{'" not in err and "Not Found'" not in err, err
+    assert len([line for line in err.splitlines() if "4242" in line]) == 1, err

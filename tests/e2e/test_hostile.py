@@ -308,3 +308,27 @@ def test_local_debug_logging_never_prints_the_key(openai_server: OpenAIServer, t
     assert KEY not in proc.stdout + proc.stderr
     assert leaked(proc.stdout + proc.stderr) == []
     assert leaked(openai_server.chat_requests[0].body.decode()) == []
+
+
+def test_pr_text_printed_by_show_prompt_cannot_run_workflow_commands(
+    github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A log line starting with `::` is a workflow command. The prompt holds PR text, so it is printed
+    between ::stop-commands::TOKEN and ::TOKEN:: with a token the PR cannot know (or end early)."""
+    body = "::warning::forged by the PR\n::stop-commands::pwned\n::pwned::\n::add-mask::everything"
+    pr = github_server.add_pr(REPO, "Split threads", body, user="mallory",
+                              files=[PRFile("vllm/a.py", additions=1, patch="@@ -0,0 +1 @@\n+::error::in the diff\n")])
+    openai_server.add_json(GOOD_DIGEST)
+    result = run(monkeypatch, capsys, action_env(github_server, tmp_path, "pull_request_target",
+                                                 pr_payload(pr, "opened"), openai_url=openai_server.url,
+                                                 inputs={"show-prompt": "true"}))
+    assert result.code == 0
+    lines = result.stdout.splitlines()
+    [start] = [i for i, line in enumerate(lines) if line.startswith("::stop-commands::") and "pwned" not in line]
+    token = lines[start].removeprefix("::stop-commands::")
+    assert re.fullmatch(r"[0-9a-f]{32}", token)
+    end = lines.index(f"::{token}::")
+    forged = [i for i, line in enumerate(lines)
+              if "forged by the PR" in line or "in the diff" in line or "pwned" in line or "add-mask::every" in line]
+    assert forged and all(start < i < end for i in forged), (start, end, forged)

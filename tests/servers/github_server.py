@@ -97,6 +97,9 @@ class GitHubServer:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._base = ""
+        self._budget: dict[str, int | None] = {}
+        self._budget_limit: dict[str, int | None] = {}
+        self._budget_reset = 0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -134,6 +137,36 @@ class GitHubServer:
     @property
     def graphql_url(self) -> str:
         return self.html_url + "/api/graphql"
+
+    # ------------------------------------------------------------------ the hourly rate budget
+
+    def set_rate_budget(self, core: int | None, graphql: int | None = None, reset_in: int = 3600) -> None:
+        """Count requests against GitHub's hourly budgets like GitHub does: every answer says what is
+        left (`X-RateLimit-Remaining`, per resource), and a request with nothing left gets GitHub's
+        primary rate-limit answer (403, remaining 0, reset time). None: no budget (the default)."""
+        with self._fault_lock:
+            self._budget = {"core": core, "graphql": graphql}
+            self._budget_limit = {"core": core, "graphql": graphql}
+            self._budget_reset = int(time.time()) + reset_in
+
+    def _spend(self, resource: str) -> tuple[dict[str, str], bool]:
+        """Headers for one request of `resource`, and whether the budget allowed it."""
+        with self._fault_lock:
+            left = self._budget.get(resource)
+            if left is None:
+                return {}, True
+            limit = self._budget_limit[resource] or 0
+            allowed = left > 0
+            if allowed:
+                left -= 1
+                self._budget[resource] = left
+            return {"X-RateLimit-Limit": str(limit), "X-RateLimit-Remaining": str(left),
+                    "X-RateLimit-Used": str(limit - left), "X-RateLimit-Reset": str(self._budget_reset),
+                    "X-RateLimit-Resource": resource}, allowed
+
+    def rate_left(self, resource: str = "core") -> int | None:
+        with self._fault_lock:
+            return self._budget.get(resource)
 
     # ------------------------------------------------------------------ faults and log
 
@@ -472,7 +505,20 @@ class _Handler(BaseHTTPRequestHandler):
                 body = fault.body if fault.body is not None else {"message": f"injected {fault.status}"}
                 self._send(rest.Reply(fault.status, body, dict(fault.headers)))
                 return
+        resource = "graphql" if api_path == "/graphql" else "core"
+        budget_headers, allowed = srv._spend(resource)
+        if not allowed:
+            srv.requests.append(RecordedRequest(self.command, api_path, query, headers, rest.decode_json_body(raw),
+                                                403 if resource == "core" else 200))
+            message = "API rate limit exceeded for installation ID 1."
+            if resource == "core":
+                self._send(rest.Reply(403, {"message": message}, budget_headers))
+            else:  # GraphQL reports its limit as 200 with an error
+                self._send(rest.Reply(200, {"data": None, "errors": [{"type": "RATE_LIMITED", "message": message}]},
+                                      budget_headers))
+            return
         reply = srv.handle(self.command, self.path, headers, raw)
+        reply.headers.update({k: v for k, v in budget_headers.items() if k not in reply.headers})
         self._send(reply)
 
     def _send(self, reply: rest.Reply) -> None:

@@ -218,6 +218,9 @@ class Repo:
     items: dict[int, Issue] = field(default_factory=dict)  # issues and PRs share numbering
     labels: dict[str, Label] = field(default_factory=dict)
     permissions: dict[str, str] = field(default_factory=dict)  # login -> admin|maintain|write|triage|read
+    # login -> GitHub's author_association where it is not derived from the permission (CONTRIBUTOR,
+    # FIRST_TIME_CONTRIBUTOR, FIRST_TIMER, NONE ...)
+    associations: dict[str, str] = field(default_factory=dict)
     discussion_categories: list[DiscussionCategory] = field(default_factory=list)
     discussions: list[Discussion] = field(default_factory=list)
 

@@ -18,7 +18,10 @@ Each POST to `.../chat/completions` (OpenAI `/v1/chat/completions` or Azure
     server.add_refusal("I can't help with that.")   # message.refusal set, content null
     server.add_error(429, "slow down", headers={"Retry-After": "1"})   # any status, OpenAI error body
     server.add_error(500)
+    server.add_error(413, "too large", code="tokens_limit_reached")   # `code` in the error body
     server.add_reset()                               # read the request, then RST the connection
+    server.add_stall()                               # read the request, never answer (until stop())
+    server.add_trickle(interval=1.0)                 # send the headers, then one body byte per interval
     server.add_raw(200, "<html>login</html>")        # exactly this body (content_type= to change the type)
     server.add_reply(..., delay=5.0)                 # answer late: a client timeout
     server.add_error(400, ..., times=3)              # any `add_*` takes times=N to queue N copies
@@ -73,7 +76,7 @@ class RecordedRequest:
 
 @dataclass
 class _Step:
-    kind: str  # "reply" | "error" | "reset" | "raw"
+    kind: str  # "reply" | "error" | "reset" | "raw" | "stall" | "trickle"
     content: str | None = None
     finish_reason: str = "stop"
     refusal: str | None = None
@@ -84,6 +87,7 @@ class _Step:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     model: str | None = None
+    code: str | None = None
 
 
 class OpenAIServer:
@@ -93,6 +97,7 @@ class OpenAIServer:
         self._steps: deque[_Step] = deque()
         self._rejected_formats: set[str] = set()
         self._lock = threading.Lock()
+        self._stopping = threading.Event()  # releases stalled handlers
         self.requests: list[RecordedRequest] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -111,6 +116,7 @@ class OpenAIServer:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -174,16 +180,25 @@ class OpenAIServer:
         *,
         headers: dict[str, str] | None = None,
         delay: float = 0.0,
+        code: str | None = None,
         times: int = 1,
     ) -> None:
         self._queue(
             _Step(kind="error", status=status, message=message or f"scripted error {status}",
-                  headers=dict(headers or {}), delay=delay),
+                  headers=dict(headers or {}), delay=delay, code=code),
             times,
         )
 
     def add_reset(self, *, delay: float = 0.0, times: int = 1) -> None:
         self._queue(_Step(kind="reset", delay=delay), times)
+
+    def add_stall(self, *, times: int = 1) -> None:
+        """Accept the request and never answer: a stuck endpoint (released when the server stops)."""
+        self._queue(_Step(kind="stall"), times)
+
+    def add_trickle(self, *, interval: float = 1.0, times: int = 1) -> None:
+        """Send a 200 header at once, then one byte of body per `interval`: no read ever times out."""
+        self._queue(_Step(kind="trickle", delay=interval), times)
 
     def add_raw(self, status: int, body: str | bytes, *, content_type: str = "text/html; charset=utf-8",
                 times: int = 1) -> None:
@@ -312,6 +327,12 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send_json(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
                 return
             step = server._next_step(body)
+            if step.kind == "stall":
+                server._stopping.wait()
+                return
+            if step.kind == "trickle":
+                self._trickle(step.delay)
+                return
             if step.delay:
                 time.sleep(step.delay)
             if step.kind == "raw":
@@ -323,7 +344,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 if step.status >= 500:
                     error_type = "server_error"
                 self._send_json(step.status, {"error": {"message": step.message, "type": error_type,
-                                                        "param": None, "code": None}}, step.headers)
+                                                        "param": None, "code": step.code}}, step.headers)
             else:
                 self._send_json(200, _completion(step, body), step.headers)
 
@@ -338,6 +359,20 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):
                 pass
+
+        def _trickle(self, interval: float) -> None:
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "1000000")
+                self.end_headers()
+                self.wfile.flush()
+                while not server._stopping.wait(interval):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up
+            self.close_connection = True
 
         def _reset(self) -> None:
             # SO_LINGER with a zero timeout makes close() send RST instead of FIN.

@@ -252,14 +252,16 @@ def test_persistent_500_falls_back(openai_server: OpenAIServer) -> None:
     assert report.analyzer == "heuristic" and "server error 503" in report.fallback_reason
 
 
-def test_timeout_is_bounded_and_falls_back(openai_server: OpenAIServer) -> None:
+def test_timeout_bounds_the_whole_step_and_falls_back(openai_server: OpenAIServer) -> None:
+    # model_timeout bounds the whole step: the one slow attempt spends it, so there is no second one
     openai_server.add_reply("{}", delay=2.0, times=2)
     started = time.monotonic()
     report = run(openai_server, model_timeout=0.3, model_max_retries=1)
     elapsed = time.monotonic() - started
-    assert report.analyzer == "heuristic" and report.fallback_reason.startswith("timed out (0.3s")
-    assert len(openai_server.chat_requests) == 2
-    assert elapsed < 3.0
+    assert report.analyzer == "heuristic" and report.fallback_reason.startswith("timed out")
+    assert "bound of 0.3 s" in report.fallback_reason and "`--model-timeout`" in report.fallback_reason
+    assert len(openai_server.chat_requests) == 1 and report.usage.model_calls == 1
+    assert elapsed < 1.5
 
 
 def test_connection_reset_is_retried(openai_server: OpenAIServer) -> None:
@@ -326,8 +328,13 @@ def test_client_factory() -> None:
     gh = make_openai_client(Settings(openai_base_url="https://models.github.ai/inference", github_token="ghs_x"))
     assert gh is not None and gh.api_key == "ghs_x" and str(gh.base_url).startswith("https://models.github.ai")
     assert Settings(openai_base_url="https://models.github.ai/inference", github_token="ghs_x").has_model
-    assert not Settings(github_token="ghs_x").has_model
-    # a GitHub token alone is not a model key for other endpoints
-    assert make_openai_client(Settings(github_token="ghs_x")) is None
+    # no key: GitHub Models with the GitHub token, unless turned off
+    default = make_openai_client(Settings(github_token="ghs_x"))
+    assert default is not None and default.api_key == "ghs_x"
+    assert str(default.base_url).rstrip("/") == "https://models.github.ai/inference"
+    assert make_openai_client(Settings(github_token="ghs_x", github_models=False)) is None
+    # a GitHub token is never the key for another endpoint
+    assert make_openai_client(Settings(github_token="ghs_x", openai_base_url="https://llm.example/v1")) is None
+    # the client never retries on its own: attempts.py does, inside the model-timeout bound
     client = make_openai_client(Settings(openai_api_key=KEY, model_timeout=7, model_max_retries=4))
-    assert client is not None and client.max_retries == 4 and client.timeout == 7
+    assert client is not None and client.max_retries == 0 and client.timeout == 7

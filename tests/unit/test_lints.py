@@ -95,9 +95,11 @@ def test_hadolint_really_lints(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- action.yml <-> code
 
 
-def test_action_is_a_docker_action_built_from_the_dockerfile() -> None:
+def test_action_is_a_docker_action_that_runs_a_prebuilt_image() -> None:
     runs = action()["runs"]
-    assert runs == {"using": "docker", "image": "Dockerfile"}
+    # tests/unit/test_release.py checks the image is the one of pyproject.toml's version.
+    assert runs["using"] == "docker" and set(runs) == {"using", "image"}
+    assert runs["image"].startswith("docker://ghcr.io/"), "a prebuilt image: nothing is built on the runner"
     assert all(re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", n) for n in declared_inputs() | declared_outputs())
     assert action()["inputs"]["github-token"]["default"] == "${{ github.token }}"
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -86,3 +89,78 @@ def test_non_utf8_bytes_are_replaced_not_fatal(tmp_path: Path) -> None:
 def test_nothing_to_analyze() -> None:
     with pytest.raises(InputError, match="--patch"):
         context_from_source(LocalSource())
+
+
+def test_git_range_reads_owners_and_areas_at_the_merge_base(repo: Path) -> None:
+    _git(repo, "checkout", "-q", "main")
+    (repo / ".github").mkdir()
+    (repo / ".github" / "CODEOWNERS").write_text("*.py @org/core\ntests/ @org/qa\n")
+    (repo / ".github" / "readworthy.yml").write_text('areas:\n  "*.py": "Core engine"\n')
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "owners")
+    _git(repo, "checkout", "-q", "feature")
+    _git(repo, "rebase", "-q", "main")
+    # the branch rewrites CODEOWNERS for itself: ignored, the merge base decides
+    (repo / ".github" / "CODEOWNERS").write_text("* @org/feature-author\n")
+    _git(repo, "commit", "-qam", "Claim everything")
+    ctx = context_from_source(LocalSource(base="main", head="feature"), cwd=repo)
+    assert ctx.owners == {"@org/core": ["core.py", "extra.py"]}
+    assert ctx.areas == {"Core engine": ["core.py", "extra.py"]}
+
+
+def test_patch_file_has_no_owners(tmp_path: Path) -> None:
+    patch = tmp_path / "c.diff"
+    patch.write_text(PATCH)
+    ctx = context_from_source(LocalSource(patch=str(patch)))
+    assert ctx.owners == {} and ctx.areas == {}
+
+
+def test_a_directory_given_as_patch_says_it_is_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="is a directory") as err:
+        read_patch_text(str(tmp_path))
+    assert "not found" not in str(err.value)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_is_read_like_a_file(tmp_path: Path) -> None:
+    """`readworthy local --patch <(git diff main)` hands over /dev/fd/N, a pipe, not a regular file."""
+    fifo = tmp_path / "diff.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(PATCH))
+    writer.start()
+    try:
+        assert read_patch_text(str(fifo)) == PATCH
+    finally:
+        writer.join(timeout=10)
+
+
+def test_a_cut_off_patch_carries_its_flag_and_a_gather_note(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    patch = tmp_path / "cut.diff"
+    patch.write_text(PATCH.rsplit("\n", 3)[0] + "\n")  # the hunk loses its last two lines
+    with caplog.at_level(logging.WARNING):
+        ctx = context_from_source(LocalSource(patch=str(patch)))
+    (change,) = ctx.files
+    assert change.patch_incomplete
+    (note,) = ctx.gather_notes
+    assert "pkg/core.py" in note and "ends inside a hunk" in note
+    assert note in caplog.text  # the terminal user hears it too
+
+
+def test_a_complete_patch_has_no_gather_notes(tmp_path: Path) -> None:
+    patch = tmp_path / "c.diff"
+    patch.write_text(PATCH)
+    ctx = context_from_source(LocalSource(patch=str(patch)))
+    assert ctx.gather_notes == [] and not ctx.files[0].patch_incomplete
+
+
+def test_git_show_with_crlf_line_endings_keeps_title_and_head_sha(repo: Path, tmp_path: Path) -> None:
+    show = subprocess.run(["git", "show", "--no-color", "feature"], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout
+    sha = subprocess.run(["git", "rev-parse", "feature"], cwd=repo, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    patch = tmp_path / "crlf.patch"
+    patch.write_bytes(show.replace("\n", "\r\n").encode())
+    ctx = context_from_source(LocalSource(patch=str(patch)))
+    assert ctx.title == "Add extra module" and ctx.head_sha == sha
+    assert [f.path for f in ctx.files] == ["extra.py"] and ctx.additions == 1
+    assert ctx.gather_notes == []

@@ -410,6 +410,18 @@ def test_moved_blocks_collapse_to_one_line_each_side() -> None:
     assert find_moves([old]) == {}
 
 
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_the_budget_the_error_names_is_one_that_works(language: str) -> None:
+    """`--budget 1500` used to say "at least 2508" while 1900 worked: the number must be the real minimum."""
+    ctx = PRContext(title="t", files=[added_file("a.py", ["x = 1"] * 50)])
+    with pytest.raises(ConfigError, match=r"at least (\d+)") as info:
+        pack_prompt(ctx, Settings(budget=1_000, language=language))  # type: ignore[arg-type]
+    named = int(re.search(r"at least (\d+)", str(info.value)).group(1))  # type: ignore[union-attr]
+    assert pack_prompt(ctx, Settings(budget=named, language=language)).tokens <= named  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
+        pack_prompt(ctx, Settings(budget=named - 1, language=language))  # type: ignore[arg-type]
+
+
 # --------------------------------------------------------------------------- code first
 
 

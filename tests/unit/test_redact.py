@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
+from readworthy.pack.identifiers import reads_as_identifier
 from readworthy.pack.redact import redact_secrets
 
 # Built from pieces so this file itself does not look like it leaks anything.
@@ -95,3 +97,71 @@ def test_no_false_positives_on_real_vllm_diffs(vllm_fixtures: Path) -> None:
         out, count = redact_secrets(text)
         assert count == 0, patch.parent.name
         assert out == text
+
+
+# --------------------------------------------------------------------------- precision (issue 16)
+
+LOOKALIKES = Path(__file__).resolve().parents[1] / "data" / "redaction_lookalikes.txt"
+
+
+def _lookalike_lines() -> list[str]:
+    lines = LOOKALIKES.read_text(encoding="utf-8").split("\n")
+    return [line for line in lines if line.strip() and not line.startswith("#")]
+
+
+@pytest.mark.parametrize("line", _lookalike_lines())
+def test_lookalikes_from_real_code_are_left_alone(line: str) -> None:
+    assert redact_secrets(line) == (line, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('API_KEY = "sk-test-' + "4f9Qx2Lm8Rt6Vb1Nc7Hd3Kw5" + '"', "4f9Qx2Lm8Rt6Vb1Nc7Hd3Kw5"),  # a key in a test
+        ('"password": "Password123!"', "Password123!"),  # a test password is still a password
+        ('SECRET_KEY = "' + "Zq8W3rT6yU9iO2pA5sD8fG1h" + '"', "Zq8W3rT6yU9iO2pA5sD8fG1h"),
+        ("weight_key=" + "Zq8W3rT6yU9iO2pA5sD8fG1h", "Zq8W3rT6yU9iO2pA5sD8fG1h"),  # a key as a keyword argument
+        ("STRIPE_TOKEN=sk_test_" + "4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc"),
+        ('api_key: "' + "kFp8" + "Zq8W3rT6yU9iO2pA5sD8" + '"', "Zq8W3rT6yU9iO2pA5sD8"),  # a word-ish start
+    ],
+)
+def test_keys_that_share_a_look_alikes_context_are_still_redacted(text: str, secret: str) -> None:
+    out, count = redact_secrets(text)
+    assert secret not in out and count == 1
+
+
+def test_a_message_about_a_password_is_not_a_password() -> None:
+    for text in ('{"confirm_password": "Passwords do not match."}', '"password": "Password"',
+                 'label_password = "Enter your password"'):
+        assert redact_secrets(text) == (text, 0)
+    assert redact_secrets('password = "correct horse"')[1] == 1  # a passphrase has spaces too
+
+
+@pytest.mark.parametrize("alphabet", [
+    "0123456789abcdef",
+    "abcdefghijklmnopqrstuvwxyz0123456789",
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/",
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_",
+])
+def test_random_keys_of_real_length_are_never_read_as_names(alphabet: str) -> None:
+    """Keys of 24+ characters, as services issue them: the word test lets none of them through, so the
+    length and entropy rule decides for them exactly as it did before look-alikes were exempted."""
+    rng = random.Random(alphabet)
+    for length in (24, 32, 40, 64):
+        for _ in range(1000):
+            key = "".join(rng.choice(alphabet) for _ in range(length))
+            assert not reads_as_identifier(key), key
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("kMxfp8Dynamic", True), ("kFp8StaticTensorSym", True), ("Ed25519PrivateKey", True), ("TokenStream2", True),
+    ("tool_message_v2_content", True), ("model.layers.0.mlp.experts.0.gate_proj.weight", True),
+    ("meta-llama/Llama-3.1-8B-Instruct", True), ("VLLM_API_KEY_V2", True), ("Secp256k1SigningKey", True),
+    ("Zq8W3rT6yU9iO2pA5sD8fG1h", False), ("9f8a7B6c5D4e3F2a1B0cZ", False), ("q8xkdhf9wlp2mzrt7v", False),
+    ("wJalrXUtnFEMI/K7MDENG/bPxRfiCY3xAmPl3K3y", False), ("a3f9e0b1c2d4e5f6a7b8", False),
+    ("xkcd_4f8a_9b2e_1c3d", False), ("hunter22!", False), ("YWJjZGVmZ2hpamtsbW5vcA==", False),
+])
+def test_what_reads_as_a_name(value: str, expected: bool) -> None:
+    assert reads_as_identifier(value) is expected

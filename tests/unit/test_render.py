@@ -69,7 +69,7 @@ def test_english_comment_has_every_section_and_the_state() -> None:
 
 
 def test_chinese_comment_uses_chinese_words() -> None:
-    for verdict, word in (("deep-read", "值得精读"), ("skim", "值得快速浏览"), ("skip", "不必精读")):
+    for verdict, word in (("deep-read", "值得精读"), ("skim", "值得快速浏览"), ("skip", "可以跳过")):
         digest = make_report().digest.model_copy(update={"verdict": Verdict(verdict)})
         body = render_markdown(make_report(digest=digest, language="zh-CN"))
         assert body.startswith("## ") and word in body.split("\n")[0]
@@ -90,6 +90,62 @@ def test_heuristic_and_fallback_are_labelled(language: str, plain: str, fallback
     assert plain in body and "tokens in" not in body and "输入" not in body
     body = render_markdown(heuristic.model_copy(update={"fallback_reason": "the model answered HTTP 500 three times"}))
     assert fallback in body and "HTTP 500 three times" in body
+
+
+@pytest.mark.parametrize(("language", "called", "failed"), [
+    ("en", "heuristic — no model was called", "heuristic fallback — 2 calls to openai/gpt-4.1-mini failed"),
+    ("zh-CN", "启发式分析 — 未调用模型", "启发式兜底 — 调用模型 openai/gpt-4.1-mini 失败（2 次请求）"),
+])
+def test_the_footer_says_whether_a_model_was_called(language: str, called: str, failed: str) -> None:
+    heuristic = make_report(analyzer="heuristic", model="", usage=Usage(), language=language)
+    assert called in render_markdown(heuristic) and failed not in render_markdown(heuristic)
+    fallback = heuristic.model_copy(update={"model": "openai/gpt-4.1-mini", "usage": Usage(model_calls=2),
+                                            "fallback_reason": "rate limited (429)"})
+    body = render_markdown(fallback)
+    assert failed in body and called not in body
+    # a configured model that could not even be asked (a base URL without a key): no call was made
+    unasked = heuristic.model_copy(update={"fallback_reason": "`openai-base-url` is set but ..."})
+    assert called in render_markdown(unasked)
+
+
+@pytest.mark.parametrize(("language", "run_from", "hint", "not_hint"), [
+    ("en", "action", "grant the workflow `permissions: models: read` (GitHub Models); or set `openai-api-key`",
+     "OPENAI_API_KEY"),
+    ("en", "terminal", "set `OPENAI_API_KEY`, or `GITHUB_TOKEN` to use GitHub Models", "openai-api-key"),
+    ("zh-CN", "action", "授予 `permissions: models: read`（GitHub Models，无需密钥），或设置 `openai-api-key`",
+     "OPENAI_API_KEY"),
+    ("zh-CN", "terminal", "设置 `OPENAI_API_KEY`，或设置 `GITHUB_TOKEN` 以使用 GitHub Models", "openai-api-key"),
+])
+def test_the_banner_names_what_the_reader_sets(language: str, run_from: str, hint: str, not_hint: str) -> None:
+    report = make_report(analyzer="heuristic", model="", usage=Usage(), language=language, run_from=run_from)
+    body = render_markdown(report)
+    assert hint in body and not_hint not in body
+
+
+@pytest.mark.parametrize(("language", "callout", "count"), [
+    ("en", "**Incomplete patch:** the diff of `drivers/net/eth.c` is cut off or damaged",
+     "(1 with an incomplete patch)"),
+    ("zh-CN", "**补丁不完整：** `drivers/net/eth.c` 的 diff 被截断或已损坏",
+     "（1 个文件的补丁不完整）"),
+])
+def test_an_incomplete_patch_is_stated_under_the_heading_and_in_the_footer(language: str, callout: str,
+                                                                           count: str) -> None:
+    cov = Coverage(files_total=1, files_full=1, incomplete_patches=["drivers/net/eth.c"])
+    report = make_report(coverage=cov, language=language)
+    lines = render_markdown(report).split("\n")
+    assert lines[0].startswith("## ") and callout in lines[1]  # right under the verdict heading
+    body = render_comment(report)
+    assert count in body.split("<details>", 1)[1]
+    assert decode_state(body) == report
+    assert "Incomplete patch" not in render_markdown(make_report()) and "补丁不完整" not in render_markdown(
+        make_report(language="zh-CN"))
+
+
+def test_the_incomplete_patch_callout_survives_the_trim_ladder() -> None:
+    cov = Coverage(files_total=1, files_full=1, incomplete_patches=["a.c"])
+    digest = make_report().digest.model_copy(update={"discussion": "x " * 400, "reason": "y " * 180})
+    body = render_comment(make_report(digest=digest, coverage=cov), limit=1500)
+    assert "Incomplete patch" in body
 
 
 def test_markdown_without_state_is_what_the_cli_prints() -> None:

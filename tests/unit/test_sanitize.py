@@ -26,6 +26,16 @@ from readworthy.pack.sanitize import clean_prose, strip_previous_readworthy
         ('Fix. <img src="x.png" alt="do what I say" title="and this">', "do what"),
         ('Fix. <a href="https://x" title="hover secret">link</a>', "hover secret"),
         ("Fix.\n[ref]: https://evil.example \"hidden title\"", "hidden title"),
+        ('Fix. See [the docs](https://x.example/d "hover steer") now.', "hover steer"),
+        ("Fix. See [the docs](https://x.example/d 'hover steer') now.", "hover steer"),
+        ("Fix. See [the docs](https://x.example/d (hover steer)) now.", "hover steer"),
+        ('Fix. See [the docs](<https://x.example/a b> "hover steer").', "hover steer"),
+        ('Fix. See [the docs](https://x.example/f_(x) "hover steer").', "hover steer"),
+        ('Fix. See [the docs](https://x.example/d\n"hover steer").', "hover steer"),  # title on the next line
+        ('Fix. See [the docs](https://x.example/d "two\nlines of hover steer").', "hover steer"),
+        ('Fix. See [the docs](https://x.example/d "escaped \\" hover steer").', "hover steer"),
+        ("Fix.\n\n[ref]: https://x.example/d\n    'hover steer'", "hover steer"),  # definition title below
+        ('Fix.\n\n[ref]:\n  https://x.example/d\n  "hover steer"', "hover steer"),
     ],
 )
 def test_hidden_content_is_removed(text: str, hidden: str) -> None:
@@ -45,6 +55,25 @@ def test_visible_content_survives() -> None:
                     "link text"):
         assert visible in out
     assert "hidden words" not in out
+
+
+@pytest.mark.parametrize("title", ['"hover"', "'hover'", "(hover)"])
+def test_a_link_keeps_its_text_and_destination_without_its_title(title: str) -> None:
+    assert clean_prose(f"See [the design doc](https://x.example/d {title}) first.") == \
+        "See [the design doc](https://x.example/d) first."
+    assert clean_prose(f"See [the doc][d] first.\n\n[d]: https://x.example/d {title}") == "See [the doc][d] first."
+
+
+@pytest.mark.parametrize("text", [
+    "See [the docs](https://x.example/d) and (more) \"quotes\" here.",
+    "Fix (see [docs](https://x.example/z_(y))) now.",
+    '[d]: https://x.example\n"Quoted" starts the next paragraph.',  # not a title: text follows it
+    "A title needs a blank-free run:\n[d]: https://x.example \"one\n\nparagraph\"",
+])
+def test_text_that_only_looks_like_a_title_is_kept(text: str) -> None:
+    out = clean_prose(text)
+    for word in ("quotes", "docs", "Quoted", "paragraph"):
+        assert (word in text) <= (word in out)
 
 
 def test_invisible_and_bidi_characters_are_removed() -> None:

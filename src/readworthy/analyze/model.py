@@ -2,7 +2,9 @@
 
     analyze(prompt, settings, client) -> Report
 
-- `client is None` (no key): the heuristic analyzer, `analyzer="heuristic"`, no fallback_reason.
+- `client is None` (no model configured): the heuristic analyzer, `analyzer="heuristic"`; its
+  `fallback_reason` says what to set when a model was asked for but cannot be used (a base URL
+  without a key), and is empty otherwise.
 - Normal case: ONE chat-completion call with `response_format` json_schema (strict).
 - Degrading, each answer validated against `models.Digest`:
     json_schema rejected (400/422 naming the response format) -> json_object -> plain text + extraction;
@@ -10,10 +12,13 @@
     names hide the model family, so this is learned from the error, once each);
     invalid JSON, schema-invalid JSON or a truncated answer (`finish_reason == "length"`)
     -> at most ONE repair turn that sends the problem back.
-- 429/5xx/timeouts/connection errors are retried by the SDK itself (`max_retries`,
-  `Retry-After` honoured); when those run out, or on a refusal, a content filter, an auth
-  error or a second bad answer, the heuristic digest stands in: `analyzer="heuristic"`,
-  `fallback_reason` says why, and one WARNING line is logged.
+- Time: the whole step — every attempt, wait and repair turn — is bounded by `model-timeout`
+  (default 120 s). attempts.py retries transient faults inside that bound and never waits out a
+  long Retry-After; a worker thread enforces the bound even on an endpoint that trickles bytes.
+- When the bound, the retries or a rate limit end it, on a refusal, a content filter, a
+  configuration error (401, 403, 404, 413, unknown model) or a second bad answer, the heuristic
+  digest stands in: `analyzer="heuristic"`, `fallback_reason` says why and what to change
+  (explain.py), and one WARNING line is logged.
 
 Model faults never raise. The entry point decides the exit code from `report.fallback_reason`
 and `settings.fail_on_error` (a model outage must not block merges unless asked to).
@@ -22,16 +27,27 @@ and `settings.fail_on_error` (a model outage must not block merges unless asked 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import openai
 
 from ..config import Settings
+from ..endpoint import setting
 from ..models import Digest, Message, PRContext, Prompt, Report, Usage
 from ..prompts.messages import PROMPT_VERSION
 from ..prompts.schema import AnswerError, parse_digest, response_format
-from .client import is_reasoning_model, make_openai_client, model_name, schema_bounds_supported
+from .attempts import Deadline, GaveUp, send
+from .client import (
+    is_github_models,
+    is_reasoning_model,
+    make_openai_client,
+    model_name,
+    output_limit,
+    schema_bounds_supported,
+)
+from .explain import clip, error_text, explain_gave_up, explain_status
 from .ground import ground_digest
 from .heuristic import heuristic_digest
 from .pricing import estimate_cost
@@ -43,6 +59,7 @@ log = logging.getLogger("readworthy.analyze.model")
 MODES = ("json_schema", "json_object", "text")
 MAX_CALLS = 6  # one normal call + format/parameter downgrades + one repair; a hard stop either way
 REASONING_HEADROOM = 4_000  # reasoning models spend completion tokens thinking before the JSON
+HARD_STOP_GRACE_S = 3.0  # the worker's own timeouts end it by the bound; this only catches a trickle
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "json schema", "structured output", "schema")
 
 
@@ -59,6 +76,7 @@ class _Call:
     mode_index: int = 0
     reasoning: bool = False
     bounded: bool = True
+    limit: int | None = None  # the endpoint's cap on completion tokens per request (GitHub Models: 4,000)
     adapted: set[str] = field(default_factory=set)
 
     @property
@@ -68,22 +86,28 @@ class _Call:
     def kwargs(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         args: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.reasoning:
-            args["max_completion_tokens"] = self.max_tokens + REASONING_HEADROOM
+            args["max_completion_tokens"] = self._capped(self.max_tokens + REASONING_HEADROOM)
         else:
-            args["max_tokens"] = self.max_tokens
+            args["max_tokens"] = self._capped(self.max_tokens)
             args["temperature"] = 0  # a judgement, not creative writing: same PR, same answer
         fmt = response_format(self.mode, bounded=self.bounded)
         if fmt is not None:
             args["response_format"] = fmt
         return args
 
+    def _capped(self, tokens: int) -> int:
+        return tokens if self.limit is None else min(tokens, self.limit)
+
 
 @dataclass
 class _Spent:
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    calls: int = 0
+    calls: int = 0  # requests sent, answered or not: "a model was called" once this is > 0
     served_model: str = ""
+
+    def attempt(self) -> None:
+        self.calls += 1
 
 
 def analyze(prompt: Prompt, settings: Settings, client: openai.OpenAI | None) -> Report:
@@ -95,13 +119,17 @@ def analyze(prompt: Prompt, settings: Settings, client: openai.OpenAI | None) ->
         raise ValueError("analyze() needs a prompt made by pack_prompt (it carries the packed material)")
     ctx = prompt.material
     if client is None:
+        reason = settings.endpoint.problem
+        if reason:
+            log.warning("no model call: %s; using the heuristic digest", reason)
         return _report(heuristic_digest(ctx, prompt.coverage, settings.language), "heuristic", prompt, ctx,
-                       settings, model="", spent=_Spent())
+                       settings, model="", spent=_Spent(), fallback_reason=reason)
     model = model_name(settings)
     spent = _Spent()
     try:
-        digest = _ask(client, prompt.messages, settings, model, spent)
+        digest = _ask_within_bound(client, prompt.messages, settings, model, spent)
     except ModelFailure as exc:
+        spent = replace(spent)  # an abandoned worker may still count; the report keeps what was seen
         reason = str(exc)
         log.warning("model %s failed: %s; using the heuristic digest instead", model, reason)
         return _report(heuristic_digest(ctx, prompt.coverage, settings.language), "heuristic", prompt, ctx,
@@ -120,30 +148,60 @@ def analyze(prompt: Prompt, settings: Settings, client: openai.OpenAI | None) ->
 # --------------------------------------------------------------------------- the conversation
 
 
-def _ask(client: openai.OpenAI, messages: list[Message], settings: Settings, model: str, spent: _Spent) -> Digest:
+def _ask_within_bound(client: openai.OpenAI, messages: list[Message], settings: Settings, model: str,
+                      spent: _Spent) -> Digest:
+    """_ask in a worker thread, abandoned when the bound has passed: httpx times each read, not the
+    whole answer, so an endpoint sending a byte now and then would otherwise hold the run for ever."""
+    deadline = Deadline(settings.model_timeout)
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["digest"] = _ask(client, messages, settings, model, spent, deadline)
+        except BaseException as exc:  # noqa: BLE001 -- handed to the calling thread below
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="readworthy-model-call", daemon=True)
+    worker.start()
+    worker.join(settings.model_timeout + HARD_STOP_GRACE_S)
+    if worker.is_alive():
+        raise ModelFailure(f"timed out: no complete answer from {settings.endpoint.label} within the "
+                           f"model-timeout bound of {settings.model_timeout:g} s (the endpoint kept the "
+                           "connection open without finishing its answer). Raise "
+                           f"{setting(settings, 'model-timeout')} if the endpoint is just slow")
+    if "error" in box:
+        raise box["error"]
+    digest: Digest = box["digest"]
+    return digest
+
+
+def _ask(client: openai.OpenAI, messages: list[Message], settings: Settings, model: str, spent: _Spent,
+         deadline: Deadline) -> Digest:
     call = _Call(
         model=model,
         max_tokens=settings.output_reserve,
         reasoning=is_reasoning_model(model),
         bounded=schema_bounds_supported(settings),
+        limit=output_limit(settings),
     )
     base = [{"role": m.role, "content": m.content} for m in messages]
     repair: list[dict[str, str]] = []
     repaired = False
-    while spent.calls < MAX_CALLS:
+    for _turn in range(MAX_CALLS):
         try:
-            response = client.chat.completions.create(**call.kwargs(base + repair))
+            response = send(client, call.kwargs(base + repair), deadline, settings.model_max_retries, spent.attempt)
         except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-            spent.calls += 1
-            _adapt_or_raise(call, exc)
+            _adapt_or_raise(call, exc, settings)
             continue
+        except openai.APIStatusError as exc:
+            raise ModelFailure(explain_status(exc, settings)) from None
+        except GaveUp as exc:
+            raise ModelFailure(explain_gave_up(exc, settings)) from None
         except openai.APIError as exc:
-            raise ModelFailure(_describe_api_error(exc, settings)) from None
+            raise ModelFailure(f"model call failed: {clip(str(exc), 160)}") from None
         except ValueError as exc:  # the SDK could not decode the body: a proxy page or a cut-off answer
-            spent.calls += 1
-            raise ModelFailure(f"the endpoint's answer is not JSON ({_clip(str(exc), 80)}): a proxy or login "
+            raise ModelFailure(f"the endpoint's answer is not JSON ({clip(str(exc), 80)}): a proxy or login "
                                "page in front of it? Check the base URL") from None
-        spent.calls += 1
         _add_usage(spent, response)
         text, problem = _answer_text(response)
         if problem is None:
@@ -156,7 +214,7 @@ def _ask(client: openai.OpenAI, messages: list[Message], settings: Settings, mod
         repaired = True
         log.info("model answer unusable (%s); asking once for a corrected answer", problem)
         repair = _repair_turn(text, problem)
-    raise ModelFailure(f"gave up after {MAX_CALLS} calls")
+    raise ModelFailure(f"gave up after {MAX_CALLS} requests that the endpoint refused in turn")
 
 
 def _answer_text(response: Any) -> tuple[str, str | None]:
@@ -170,7 +228,7 @@ def _answer_text(response: Any) -> tuple[str, str | None]:
         raise ModelFailure("the endpoint's answer has no message: it is not an OpenAI chat completion")
     refusal = getattr(message, "refusal", None)
     if refusal:
-        raise ModelFailure(f"the model refused: {_clip(refusal, 160)}")
+        raise ModelFailure(f"the model refused: {clip(refusal, 160)}")
     if choice.finish_reason == "content_filter":
         raise ModelFailure("the provider's content filter stopped the answer")
     text = message.content or ""
@@ -182,7 +240,7 @@ def _answer_text(response: Any) -> tuple[str, str | None]:
 def _repair_turn(previous: str, problem: str) -> list[dict[str, str]]:
     turn = []
     if previous.strip():
-        turn.append({"role": "assistant", "content": _clip(previous, 6_000)})
+        turn.append({"role": "assistant", "content": clip(previous, 6_000)})
     turn.append({
         "role": "user",
         "content": (
@@ -193,9 +251,9 @@ def _repair_turn(previous: str, problem: str) -> list[dict[str, str]]:
     return turn
 
 
-def _adapt_or_raise(call: _Call, exc: openai.APIStatusError) -> None:
+def _adapt_or_raise(call: _Call, exc: openai.APIStatusError, settings: Settings) -> None:
     """A 400/422: change what the endpoint refused, once per kind of change; otherwise give up."""
-    text = _error_text(exc).lower()
+    text = error_text(exc).lower()
     refused = "support" in text or "max_completion_tokens" in text  # not "max_tokens too large"
     if refused and "max_tokens" in text and "max_tokens" not in call.adapted and not call.reasoning:
         call.adapted.add("max_tokens")
@@ -213,39 +271,9 @@ def _adapt_or_raise(call: _Call, exc: openai.APIStatusError) -> None:
         return
     if call.mode_index < len(MODES) - 1 and any(w in text for w in _FORMAT_WORDS):
         call.mode_index += 1
-        log.info("endpoint refused the response format (%s); retrying with %s", _clip(text, 120), call.mode)
+        log.info("endpoint refused the response format (%s); retrying with %s", clip(text, 120), call.mode)
         return
-    raise ModelFailure(f"the endpoint rejected the request ({exc.status_code}): {_clip(_error_text(exc), 200)}")
-
-
-def _error_text(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-        if isinstance(inner, str):
-            return inner
-    return str(exc.message or exc)
-
-
-def _describe_api_error(exc: openai.APIError, settings: Settings) -> str:
-    retries = settings.model_max_retries
-    if isinstance(exc, openai.APITimeoutError):
-        return f"timed out ({settings.model_timeout:g}s per attempt, {retries} retries)"
-    if isinstance(exc, openai.APIConnectionError):
-        return f"could not connect to the model endpoint ({retries} retries): {_clip(str(exc.__cause__ or exc), 120)}"
-    if isinstance(exc, openai.AuthenticationError):
-        return "the endpoint refused the API key (401): check openai-api-key / OPENAI_API_KEY"
-    if isinstance(exc, openai.PermissionDeniedError):
-        return "the key may not use this model (403): check the model name and the key's access"
-    if isinstance(exc, openai.NotFoundError):
-        return f"model or endpoint not found (404): check the model name {settings.model!r} and the base URL"
-    if isinstance(exc, openai.RateLimitError):
-        return f"rate limited (429) after {retries} retries: {_clip(_error_text(exc), 120)}"
-    if isinstance(exc, openai.APIStatusError):
-        return f"server error {exc.status_code} after {retries} retries: {_clip(_error_text(exc), 120)}"
-    return f"model call failed: {_clip(str(exc), 160)}"
+    raise ModelFailure(explain_status(exc, settings))
 
 
 def _count(value: Any) -> int:
@@ -264,11 +292,6 @@ def _add_usage(spent: _Spent, response: Any) -> None:
     spent.served_model = str(getattr(response, "model", "") or spent.served_model)
 
 
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 # --------------------------------------------------------------------------- the report
 
 
@@ -285,11 +308,13 @@ def _report(
     dropped: int = 0,
 ) -> Report:
     cost = None
+    # GitHub Models' free tier costs nothing; a price-table entry prices its paid use.
+    builtin = not is_github_models(settings)
     if spent.calls:
-        cost = estimate_cost(model, spent.prompt_tokens, spent.completion_tokens, settings.price_table)
+        cost = estimate_cost(model, spent.prompt_tokens, spent.completion_tokens, settings.price_table, builtin)
         if cost is None and spent.served_model:
             cost = estimate_cost(spent.served_model, spent.prompt_tokens, spent.completion_tokens,
-                                 settings.price_table)
+                                 settings.price_table, builtin)
     return Report(
         digest=digest,
         analyzer="model" if analyzer == "model" else "heuristic",
@@ -305,6 +330,7 @@ def _report(
         coverage=prompt.coverage,
         dropped_references=dropped,
         fallback_reason=fallback_reason,
+        run_from=settings.run_from,
         repo=ctx.repo,
         number=ctx.number,
         title=ctx.title,

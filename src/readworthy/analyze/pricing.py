@@ -40,8 +40,9 @@ def normalise_model_name(model: str) -> str:
     return _SNAPSHOT_SUFFIX.sub("", name)
 
 
-def lookup_price(model: str, overrides: Mapping[str, Price] | None = None) -> Price | None:
-    """The (input, output) price for a model: overrides first (exact, then normalised), then the table."""
+def lookup_price(model: str, overrides: Mapping[str, Price] | None = None, builtin: bool = True) -> Price | None:
+    """The (input, output) price for a model: overrides first (exact, then normalised), then the table
+    (unless `builtin` is False: an endpoint whose use is free unless the user prices it)."""
     overrides = overrides or {}
     if model in overrides:
         return _as_price(overrides[model])
@@ -49,7 +50,7 @@ def lookup_price(model: str, overrides: Mapping[str, Price] | None = None) -> Pr
     for key, price in overrides.items():
         if normalise_model_name(key) == name:
             return _as_price(price)
-    return PRICES.get(name)
+    return PRICES.get(name) if builtin else None
 
 
 def _as_price(value: Price | list[float]) -> Price:
@@ -58,10 +59,11 @@ def _as_price(value: Price | list[float]) -> Price:
 
 
 def estimate_cost(
-    model: str, prompt_tokens: int, completion_tokens: int, overrides: Mapping[str, Price] | None = None
+    model: str, prompt_tokens: int, completion_tokens: int, overrides: Mapping[str, Price] | None = None,
+    builtin: bool = True,
 ) -> float | None:
     """Dollars for one run, or None when the model's price is unknown."""
-    price = lookup_price(model, overrides)
+    price = lookup_price(model, overrides, builtin)
     if price is None:
         return None
     price_in, price_out = price

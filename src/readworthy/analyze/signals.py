@@ -1,45 +1,29 @@
 """What the heuristic analyzer measures about a PR: facts from the diff, the PR text and the discussion.
 
-Pure and deterministic. Each signal is a plain fact ("adds 12 definitions",
-"every changed line is a version specifier") with no judgement; heuristic.py
-turns the facts into a verdict and a reading guide.
+Pure and deterministic. Each signal is a plain fact ("adds 12 definitions", "removes an assert in
+`f`", "every changed line is a version specifier") with no judgement; heuristic.py turns the facts
+into a verdict and guide.py into a reading guide. Line-level detectors live in shapes.py, the
+definitions of the diff in definitions.py and their ranking in centre.py.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..models import FileChange, FileStatus, PRContext
-from ..pack.classify import Classifier, FileKind, defined_names, value_of
+from ..pack.classify import Classifier, FileKind, value_of
+from . import shapes
+from .centre import GENERIC_NAMES, RankedDefinition, rank_definitions
+from .definitions import Definition, file_definitions
 
 # Kinds whose content is never read line by line.
 MECHANICAL_KINDS = frozenset({FileKind.GENERATED, FileKind.LOCK, FileKind.VENDORED, FileKind.BINARY})
 CODE_KINDS = frozenset({FileKind.SOURCE, FileKind.KERNEL})
-
-# A changed line that only moves a version: `pkg==1.2`, `pkg>=1,!=1.3`, `ARG X_VERSION=v1`, `x = "1.2"`,
-# `x = { git = "...", tag = "v0.1" }`, `FROM image:1.2`, `uses: owner/action@v4`, `rev: v1.2.3`.
-_VERSION_LINE = re.compile(
-    r"""^\s*(?:
-        [\w.\-\[\],]+\s*(?:===|==|>=|<=|~=|!=|<|>|@)\s*\S+(?:\s*[,;].*)?     # pip specifiers
-      | (?:ARG|ENV)\s+\w*(?:VERSION|REF|TAG|SHA|COMMIT)\w*\s*[=\s]\s*\S+     # Dockerfile build args
-      | [\w.\-]+\s*=\s*["'][^"']*\d[^"']*["']\s*,?                          # toml/ini  x = "1.2"
-      | [\w.\-]+\s*=\s*\{.*(?:version|tag|rev|branch)\s*=.*\}\s*,?           # toml table with a version
-      | ["']?[\w.\-@/]+["']?\s*:\s*["']?[~^>=<]*\d[\w.\-]*["']?\s*,?          # json/yaml  "x": "^1.2"
-      | FROM\s+\S+:\S+.*                                                    # base image tag
-      | (?:-\s*)?uses:\s*\S+@\S+                                            # GitHub Actions pins
-      | (?:rev|tag|version|ref)\s*[:=]\s*\S+                                # pre-commit / yaml pins
-      | [\w.\-\[\]]+                                                        # a bare requirement name
-    )\s*$""",
-    re.VERBOSE,
-)
-_COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|;|/\*|\*)")
-# In C-family files `#` starts a preprocessor line, not a comment.
-_C_COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*)")
-_C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|cl|metal|m|mm|rs|go|java|kt|js|jsx|ts|tsx|swift|cs)$")
+_DEFINITION_KINDS = CODE_KINDS | {FileKind.BUILD, FileKind.TEST}
 # A capability flag being *declared* (def/fn/attribute/assignment), not merely called.
 _CAPABILITY = re.compile(
     r"(?:\b(?:def|fn)\s+|^\s*(?:self\.)?)(supports?_\w+|\w+_supported|is_\w+_(?:available|enabled|supported)"
@@ -62,12 +46,26 @@ _ANALYSIS_MARKERS = re.compile(
 )
 _PERF_TITLE = re.compile(r"\bperf\b|optimi[sz]|speed ?up|faster|latency|throughput", re.IGNORECASE)
 _FIX_TITLE = re.compile(r"\bfix|\bbug", re.IGNORECASE)
+# "Bump x", "Upgrade x to 1.2", "Pin x", "Update x to v3" - not "--version".
+_BUMP_TITLE = re.compile(r"\b(?:bump|upgrade|downgrade)\b|\b(?:un)?pin\s+[\w.-]+|\bupdate\s+(?:\S+\s+){0,3}to\s+v?\d"
+                         r"|\bto\s+v?\d+\.\d+", re.IGNORECASE)
 _REVERT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*revert\b|this reverts commit", re.IGNORECASE)
 _BOT_NAME = re.compile(r"\[bot\]$|-bot$|^bot$", re.IGNORECASE)
+# A check that refuses a configuration loudly: where it lives, or what its message says.
+_VALIDATOR_NAME = re.compile(r"valid|verify|check|ensure|__post_init__|unsupported|supported|compat", re.IGNORECASE)
+_UNSUPPORTED = re.compile(r"not supported|unsupported|not compatible|incompatible|\brequires?\b|only supports?"
+                          r"|is not available|not implemented for", re.IGNORECASE)
+_NOT_ENGINE = re.compile(r"(?:^|/)(?:benchmarks?|examples?|scripts?|tools|docs?)/")
+_REFUSAL = re.compile(r"^\s*(?:raise\s+\w*(?:Error|Exception)|throw\s|TORCH_CHECK|panic!|bail!)")
+BULK_FILES = 50  # this many tiny added files of one type in one directory are data, not code
+BULK_MAX_LINES = 5
+NEW_PACKAGE_FILES = 5  # a new directory with this many added files is a package of its own
 
 
 @dataclass(frozen=True)
-class RankedFile:
+class FileFacts:
+    """One changed file: its kind, its reading value and the definitions it adds."""
+
     change: FileChange
     kind: FileKind
     value: float
@@ -86,14 +84,24 @@ class Discussion:
 
 
 @dataclass(frozen=True)
+class Located:
+    """A fact found at one definition (or file, when no definition encloses it)."""
+
+    path: str
+    name: str  # the enclosing definition's qualname, or ""
+    text: str  # the line, name or value the fact is about
+
+
+@dataclass(frozen=True)
 class Signals:
-    ranked: tuple[RankedFile, ...]
+    ranked: tuple[FileFacts, ...]
     kinds: Mapping[FileKind, int]
     added_code_lines: int
     added_test_lines: int
     added_doc_lines: int
     added_other_lines: int
     deleted_code_lines: int  # deleted from source, kernel and test files
+    deleted_test_lines: int
     deleted_lines: int
     added_lines: int
     new_files: int
@@ -106,12 +114,33 @@ class Signals:
     repeated_change_files: int
     cosmetic_only: bool  # every readable file changed only comments or whitespace
     version_only: bool
-    excludes_version: bool
+    excludes_version: bool  # a specifier excludes a release (`!=`) instead of pinning
     is_revert: bool
     perf_title: bool
     fix_title: bool
     analysed_issues: tuple[int, ...]
     discussion: Discussion = field(default_factory=Discussion)
+    # the centre of the PR: code definitions, most central first; tests apart
+    centre: tuple[RankedDefinition, ...] = ()
+    # beyond size
+    removed_guards: tuple[Located, ...] = ()
+    changed_defaults: tuple[Located, ...] = ()  # text: "old → new"
+    security: tuple[str, ...] = ()
+    moved_files: int = 0  # renamed or copied, with or without small edits
+    move_only: bool = False  # renames plus import/path updates and nothing else
+    move_target: str = ""  # the directory most moves went into
+    bulk_files: int = 0  # tiny added files counted as generated data
+    hidden_logic: tuple[str, ...] = ()  # a bump-titled PR: files whose changes are not version moves
+    fail_fast: tuple[Located, ...] = ()  # new refusals of a configuration (validation, unsupported)
+    implemented: tuple[Located, ...] = ()  # a method name newly defined in many changed files; text: count
+    new_packages: tuple[str, ...] = ()  # new directories holding most of the added code
+    new_package_share: float = 0.0  # share of added code and kernel lines inside them
+    shared_edits: tuple[str, ...] = ()  # modified code files outside the new packages
+    build_stages: tuple[str, ...] = ()  # new stages other stages build on, in existing image builds
+    regression_tests: tuple[str, ...] = ()  # new tests that exercise a changed (not new) definition
+    exclusions: tuple[Located, ...] = ()  # the `!=` specifier lines themselves
+    moved_code_lines: int = 0  # added lines of code that were removed elsewhere in the PR, or imports
+    added_code_total: int = 0  # added non-blank, non-comment lines of code, tests and build files
 
     @property
     def files_total(self) -> int:
@@ -122,51 +151,60 @@ class Signals:
         return self.files_total > 0 and all(k in kinds for k, n in self.kinds.items() if n)
 
 
-def _diff_lines(patch: str | None) -> tuple[list[str], list[str]]:
-    """Added and removed lines of a patch, in one pass."""
-    added: list[str] = []
-    removed: list[str] = []
-    for line in patch.split("\n") if patch else ():
-        if line.startswith("+") and not line.startswith("+++"):
-            added.append(line[1:])
-        elif line.startswith("-") and not line.startswith("---"):
-            removed.append(line[1:])
-    return added, removed
-
-
-def _area(path: str) -> str:
+def area_of(path: str) -> str:
     parts = path.split("/")
     return "/".join(parts[:2]) if len(parts) > 2 else parts[0]
 
 
-def _is_version_change(added: list[str], removed: list[str]) -> bool:
-    changed = added + removed
-    meaningful = [line for line in changed if line.strip() and not _COMMENT_LINE.match(line)]
-    return bool(meaningful) and all(_VERSION_LINE.match(line) for line in meaningful)
+def _bulk_paths(changes: list[FileChange]) -> set[str]:
+    """Added files that come in the hundreds, tiny and alike: generated data however it is named."""
+    groups: defaultdict[tuple[str, str], list[FileChange]] = defaultdict(list)
+    for c in changes:
+        if c.status is FileStatus.ADDED:
+            directory, _, name = c.path.rpartition("/")
+            groups[(directory, name.rsplit(".", 1)[-1] if "." in name else "")].append(c)
+    bulk: set[str] = set()
+    for members in groups.values():
+        sizes = sorted(c.additions for c in members)
+        if len(members) >= BULK_FILES and sizes[len(sizes) // 2] <= BULK_MAX_LINES:
+            bulk.update(c.path for c in members)
+    return bulk
 
 
-def _is_cosmetic(path: str, added: list[str], removed: list[str]) -> bool:
-    """Only comments, blank lines or whitespace changed: typo fixes, reformatting, comment edits.
-    The code's characters must stay the same and in the same order (moving a line is not cosmetic)."""
-    if not added and not removed:
-        return False
-    comment = _C_COMMENT_LINE if _C_FAMILY.search(path) else _COMMENT_LINE
+def _new_packages(changes: list[FileChange], kinds: Mapping[str, FileKind]) -> tuple[tuple[str, ...], float]:
+    """Top directories whose every changed file is new, holding NEW_PACKAGE_FILES or more files,
+    and the share of the added code lines that sit in them."""
+    status_under: defaultdict[str, set[FileStatus]] = defaultdict(set)
+    for c in changes:
+        parts = c.path.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            status_under["/".join(parts[:i])].add(c.status)
+    members: defaultdict[str, list[list[str]]] = defaultdict(list)
+    for c in changes:
+        if c.status is not FileStatus.ADDED:
+            continue
+        parts = c.path.split("/")[:-1]
+        top = next(("/".join(parts[:i]) for i in range(1, len(parts) + 1)
+                    if status_under["/".join(parts[:i])] == {FileStatus.ADDED}), None)
+        if top is not None:
+            members[top].append(parts)
+    packages = tuple(sorted("/".join(_common_prefix(dirs)) for dirs in members.values()
+                            if len(dirs) >= NEW_PACKAGE_FILES))
+    code = [c for c in changes if kinds[c.path] in CODE_KINDS]
+    total = sum(c.additions for c in code)
+    inside = sum(c.additions for c in code if any(c.path.startswith(p + "/") for p in packages))
+    return packages, (inside / total if total else 0.0)
 
-    def code(lines: list[str]) -> str:
-        return "".join("".join(x.split()) for x in lines if x.strip() and not comment.match(x))
 
-    return code(added) == code(removed)
-
-
-def _repeated_change_files(changes: list[FileChange], added: dict[str, list[str]]) -> int:
-    """How many files got the very same added lines (license headers, an import rename)."""
-    signatures = Counter(tuple(line.strip() for line in added[c.path][:20]) for c in changes if c.additions)
-    signatures.pop((), None)
-    if not signatures:
-        return 0
-    count = signatures.most_common(1)[0][1]
-    with_additions = sum(1 for c in changes if c.additions)
-    return count if count >= 5 and count * 2 >= with_additions else 0
+def _common_prefix(dirs: list[list[str]]) -> list[str]:
+    """The deepest directory all of them are in: what is new may be a level below what only looks new."""
+    prefix = dirs[0]
+    for parts in dirs[1:]:
+        n = 0
+        while n < min(len(prefix), len(parts)) and prefix[n] == parts[n]:
+            n += 1
+        prefix = prefix[:n]
+    return prefix
 
 
 def _discussion(ctx: PRContext) -> Discussion:
@@ -212,94 +250,218 @@ def _analysed_issues(ctx: PRContext) -> tuple[int, ...]:
     return tuple(found)
 
 
+def _enclosing(definitions: list[Definition], line_text: str, removed: bool) -> str:
+    for d in definitions:
+        if line_text in (d.removed_code if removed else d.added_code):
+            return d.qualname
+    return ""
+
+
+def _shared(flags: dict[str, str], abstractions: dict[str, None], changes: list[FileChange],
+            centre: list[RankedDefinition], added: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+    """Capability flags and interfaces other code relies on: declared in existing code, or used from
+    other changed files. A new model file setting `supports_x = True` uses a contract, it adds none."""
+    existing = {c.path for c in changes if c.status is FileStatus.MODIFIED}
+    kept_flags = [flag for flag, path in flags.items() if path in existing or any(
+        p != path and any(flag in line for line in lines) for p, lines in added.items())]
+    used_types = {r.definition.path for r in centre if r.definition.is_type and len(r.caller_files) >= 2}
+    kept_abstractions = [path for path in abstractions if path in existing or path in used_types]
+    return kept_flags, kept_abstractions
+
+
+def _implemented(code_defs: list[Definition], existing: set[str]) -> list[Located]:
+    """A method newly defined in many existing files: an interface the call sites now implement.
+    (New files defining `forward` are a model being added, not an interface being adopted.)"""
+    files_by_name: defaultdict[str, set[str]] = defaultdict(set)
+    for d in code_defs:
+        if d.new and d.parent and not d.dunder and len(d.name) >= 6 and d.name.lower() not in GENERIC_NAMES \
+                and d.path in existing:
+            files_by_name[d.name].add(d.path)
+    return [Located(min(paths), name, str(len(paths)))
+            for name, paths in sorted(files_by_name.items(), key=lambda x: -len(x[1])) if len(paths) >= 4]
+
+
+def _fail_fast(code_defs: list[Definition]) -> list[Located]:
+    """New refusals of a configuration: a raise added to a validator, or one whose message says what is
+    not supported. Benchmarks, examples and scripts refuse bad arguments, not configurations."""
+    found = []
+    for d in code_defs:
+        if _NOT_ENGINE.search(d.path):
+            continue
+        for i, line in enumerate(d.added_code):
+            if not _REFUSAL.match(line):
+                continue
+            message = " ".join(d.added_code[i : i + 4])
+            if _VALIDATOR_NAME.search(d.qualname) or _UNSUPPORTED.search(message):
+                found.append(Located(d.path, d.qualname, line.strip()))
+                break
+    return found
+
+
 def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     """All the facts the heuristic verdict and reading guide are built from."""
     classifier = classifier or Classifier()
-    diff_lines = {c.path: _diff_lines(c.patch) for c in ctx.files}
-    repeated = _repeated_change_files(ctx.files, {path: lines[0] for path, lines in diff_lines.items()})
-    ranked: list[RankedFile] = []
+    lines = {c.path: shapes.diff_lines(c.patch) for c in ctx.files}
+    bulk = _bulk_paths(ctx.files)
+    kind_of = {c.path: FileKind.GENERATED if c.path in bulk else classifier.kind_of(c) for c in ctx.files}
+    repeated = shapes.repeated_change_files(ctx.files, {path: plus for path, (plus, _) in lines.items()})
+    added_guards = set(shapes.guard_lines(x for plus, _ in lines.values() for x in plus))
+    facts: list[FileFacts] = []
     kinds: Counter[FileKind] = Counter()
     added = {"code": 0, "test": 0, "doc": 0, "other": 0}
-    capability: dict[str, None] = {}
+    deleted = {"code": 0, "test": 0}
+    capability: dict[str, str] = {}  # flag -> the file declaring it
     abstractions: dict[str, None] = {}
     kernel_files: list[str] = []
     kernel_adjacent: list[str] = []
     areas: dict[str, None] = {}
-    new_definitions = 0
-    cosmetic_files = readable_files = 0
-    deleted_code = 0
-    version_files = 0
-    excludes_version = False
+    code_defs: list[Definition] = []
+    removed_names: set[str] = set()  # definitions removed somewhere: one added elsewhere moved, it is not new
+    test_defs: list[Definition] = []
+    guards: list[Located] = []
+    defaults: list[Located] = []
+    hidden: list[str] = []
+    cosmetic_files = readable_files = version_files = 0
+    stages: list[str] = []
+    moved = moved_with_edits = other_files = 0
+    move_targets: Counter[str] = Counter()
+    exclusions: list[Located] = []
+    bump_title = bool(_BUMP_TITLE.search(ctx.title))
     for change in ctx.files:
-        kind = classifier.kind_of(change)
+        kind = kind_of[change.path]
         kinds[kind] += 1
-        plus, minus = diff_lines[change.path]
-        definitions = tuple(defined_names(change.patch, change.path)) if kind not in MECHANICAL_KINDS else ()
+        plus, minus = lines[change.path]
+        found = file_definitions(change) if kind in _DEFINITION_KINDS or kind is FileKind.DELETED else None
+        defs = list(found.definitions) if found is not None and kind is not FileKind.DELETED else []
+        removed_names |= found.removed_names if found is not None else frozenset()
+        (test_defs if kind is FileKind.TEST else code_defs).extend(defs)
+        new_names = tuple(d.name for d in defs if d.new)
         features = set()
-        if definitions and kind in CODE_KINDS | {FileKind.TEST}:
+        if new_names and kind in CODE_KINDS | {FileKind.TEST}:
             features.add("new_definitions")
         if change.additions == 0 and change.deletions:
             features.add("deletion_only")
-        if change.additions + change.deletions <= 2 and not definitions:
+        if change.additions + change.deletions <= 2 and not new_names:
             features.add("tiny_change")
         if repeated and change.additions and change.additions <= 20:
             features.add("repeated_change")
-        ranked.append(RankedFile(change, kind, value_of(kind, frozenset(features)), definitions))
+        facts.append(FileFacts(change, kind, value_of(kind, frozenset(features)), new_names))
         bucket = {FileKind.TEST: "test", FileKind.DOCS: "doc"}.get(kind, "code" if kind in CODE_KINDS else "other")
         added[bucket] += change.additions
-        if bucket in ("code", "test"):
-            deleted_code += change.deletions
+        if bucket in deleted:
+            deleted[bucket] += change.deletions
+        if change.status in (FileStatus.RENAMED, FileStatus.COPIED) and change.previous_path:
+            moved += 1
+            move_targets[change.path.rsplit("/", 1)[0] if "/" in change.path else "."] += 1
+            moved_with_edits += kind not in MECHANICAL_KINDS and bool(plus or minus) \
+                and not shapes.is_import_or_path_edit(plus, minus)
+        elif kind not in MECHANICAL_KINDS and not ((plus or minus) and shapes.is_import_or_path_edit(plus, minus)):
+            other_files += 1
         if kind not in MECHANICAL_KINDS and kind not in (FileKind.DELETED, FileKind.RENAMED):
             readable_files += 1
-            cosmetic_files += _is_cosmetic(change.path, plus, minus)
+            cosmetic_files += shapes.is_cosmetic(change.path, plus, minus)
         if kind in CODE_KINDS:
-            new_definitions += len(definitions)
             if change.additions:
-                areas.setdefault(_area(change.path), None)
+                areas.setdefault(area_of(change.path), None)
             for line in plus:
                 # cheap substring tests first: these regexes run on every added line of a huge PR
                 if any(w in line for w in _CAPABILITY_WORDS) and (m := _CAPABILITY.search(line)) \
-                        and not _COMMENT_LINE.match(line):
-                    capability.setdefault(m.group(1), None)
+                        and not shapes.COMMENT_LINE.match(line):
+                    capability.setdefault(m.group(1), change.path)
                 if any(w in line for w in _ABSTRACTION_WORDS) and _ABSTRACTION.match(line):
                     abstractions.setdefault(change.path, None)
+        if kind in CODE_KINDS | {FileKind.BUILD, FileKind.CONFIG} and change.status is not FileStatus.REMOVED:
+            guards += [Located(change.path, _enclosing(defs, g, True), g)
+                       for g in shapes.removed_guards(change.patch, change.path, added_guards)]
+            defaults += [Located(change.path, name, f"{old} → {new}")
+                         for name, old, new in shapes.changed_defaults(plus, minus)]
         if kind is FileKind.KERNEL and change.additions:
             kernel_files.append(change.path)
         elif kind is FileKind.SOURCE and _KERNEL_PATH.search(change.path) and change.additions:
             kernel_adjacent.append(change.path)
-        if kind in (FileKind.CONFIG, FileKind.BUILD) and _is_version_change(plus, minus):
+        if kind in (FileKind.CONFIG, FileKind.BUILD) and shapes.is_version_change(plus, minus):
             version_files += 1
-            excludes_version = excludes_version or any("!=" in line for line in plus)
-    ranked.sort(key=lambda r: (-r.value, -len(r.definitions), -r.change.additions, r.change.path))
+            exclusions += [Located(change.path, "", x.strip()) for x in plus if "!=" in x]
+        elif bump_title and kind not in MECHANICAL_KINDS and shapes.logic_lines(plus, minus):
+            hidden.append(change.path)
+        if kind is FileKind.BUILD and change.status is FileStatus.MODIFIED:
+            stages += shapes.build_stages(plus, minus)
+    facts.sort(key=lambda r: (-r.value, -len(r.definitions), -r.change.additions, r.change.path))
     substantive = sum(n for k, n in kinds.items() if k not in MECHANICAL_KINDS)
+    test_paths = frozenset(c.path for c in ctx.files if kind_of[c.path] is FileKind.TEST)
+    # callers are code: a design doc naming a class does not depend on it
+    code_lines = {p: plus for p, (plus, _) in lines.items()
+                  if kind_of[p] not in MECHANICAL_KINDS and kind_of[p] is not FileKind.DOCS}
+    centre = rank_definitions(code_defs, test_defs, code_lines, test_paths)
+    packages, package_share = _new_packages(ctx.files, kind_of)
+    shared_flags, shared_abstractions = _shared(capability, abstractions, ctx.files, centre,
+                                                {p: plus for p, (plus, _) in lines.items()})
+    movable = [p for p in lines if kind_of[p] in _DEFINITION_KINDS or kind_of[p] is FileKind.DELETED]
+    moved_code, code_total = shapes.moved_lines((x for p in movable for x in lines[p][0]),
+                                                (x for p in movable for x in lines[p][1]))
     text = "\n".join([ctx.title, *(c.message for c in ctx.commits[:1])])
+    own_text = [ctx.body, *(c.message for c in ctx.commits[:20])]
+    added_code = (x for c in ctx.files if kind_of[c.path] in CODE_KINDS for x in lines[c.path][0])
+    regression = tuple(dict.fromkeys(t for r in centre if not r.definition.new and r.definition.changed
+                                     for t in r.tests if _is_new_test(t, test_defs)))
     return Signals(
-        ranked=tuple(ranked),
+        ranked=tuple(facts),
         kinds=dict(kinds),
         added_code_lines=added["code"],
         added_test_lines=added["test"],
         added_doc_lines=added["doc"],
         added_other_lines=added["other"],
-        deleted_code_lines=deleted_code,
+        deleted_code_lines=deleted["code"] + deleted["test"],
+        deleted_test_lines=deleted["test"],
         deleted_lines=sum(c.deletions for c in ctx.files),
         added_lines=sum(c.additions for c in ctx.files),
         new_files=sum(1 for c in ctx.files if c.status is FileStatus.ADDED),
-        new_definitions=new_definitions,
-        capability_flags=tuple(capability)[:5],
-        abstractions=tuple(abstractions)[:5],
+        new_definitions=sum(1 for d in code_defs if d.new and kind_of[d.path] in CODE_KINDS
+                            and d.name not in removed_names),
+        capability_flags=tuple(shared_flags)[:5],
+        abstractions=tuple(shared_abstractions)[:5],
         kernel_files=tuple(kernel_files),
         kernel_adjacent=tuple(kernel_adjacent),
         code_areas=tuple(areas),
         repeated_change_files=repeated,
         cosmetic_only=readable_files > 0 and cosmetic_files == readable_files,
         version_only=substantive > 0 and version_files == substantive,
-        excludes_version=excludes_version,
+        excludes_version=bool(exclusions),
         is_revert=bool(_REVERT.search(text)),
         perf_title=bool(_PERF_TITLE.search(ctx.title)),
         fix_title=bool(_FIX_TITLE.search(ctx.title)),
         analysed_issues=_analysed_issues(ctx),
         discussion=_discussion(ctx),
+        centre=tuple(centre),
+        removed_guards=tuple(guards[:10]),
+        changed_defaults=tuple(defaults[:10]),
+        security=tuple(shapes.security_words(ctx.title, own_text, added_code)[:5]),
+        moved_files=moved,
+        move_only=moved > 0 and not moved_with_edits and not other_files,
+        move_target=move_targets.most_common(1)[0][0] if move_targets else "",
+        bulk_files=len(bulk),
+        hidden_logic=tuple(hidden[:5]) if bump_title and not (substantive and version_files == substantive) else (),
+        fail_fast=tuple(_fail_fast(code_defs)[:5]),
+        implemented=tuple(_implemented(code_defs, {c.path for c in ctx.files
+                                                   if c.status is FileStatus.MODIFIED})[:3]),
+        new_packages=packages,
+        new_package_share=package_share,
+        shared_edits=tuple(c.path for c in ctx.files if kind_of[c.path] in CODE_KINDS
+                           and c.status is FileStatus.MODIFIED
+                           and not any(c.path.startswith(p + "/") for p in packages))[:8],
+        build_stages=tuple(stages[:8]),
+        regression_tests=regression[:3],
+        exclusions=tuple(exclusions[:3]),
+        moved_code_lines=moved_code,
+        added_code_total=code_total,
     )
+
+
+def _is_new_test(reference: str, tests: list[Definition]) -> bool:
+    """A new test function (not a helper or fixture of the test file)."""
+    path, _, name = reference.partition("::")
+    return name.rsplit(".", 1)[-1].lower().startswith("test") and any(
+        t.path == path and t.qualname == name and t.new for t in tests)
 
 
 def size_points(lines: int) -> float:

@@ -1,12 +1,13 @@
 """The fixed sentences the heuristic analyzer writes, in every output language.
 
-Keys are findings (heuristic.py picks them); values are str.format templates.
-Code names, paths and numbers are filled in unchanged.
+Keys are findings and guide parts (heuristic.py, guide.py and readers.py pick them); values are
+str.format templates. Code names, paths and quotes are filled in unchanged; counts are written the
+way each language writes them (12,345 / 1.2 万).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 PHRASES: Mapping[str, Mapping[str, str]] = {
     "en": {
@@ -14,11 +15,15 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "empty": "The diff changes no files; nothing to read.",
         "mechanical_only": "Only generated, lock, vendored or binary files change ({n} file{s}); nothing to read "
                            "line by line.",
+        "bulk_data": "Only generated data changes ({n} tiny files of one kind); nothing to read line by line.",
         "revert": "A revert with no linked analysis: remember that the change was backed out, skip the diff.",
         "repeated": "The same edit is repeated across {n} file{s}: mechanical churn.",
         "version_only": "Only dependency or image versions move; nothing to learn from the diff.",
         "renames": "Only renames or moves ({n} file{s}) without content changes.",
+        "moves": "Moves {n} file{s} into {target} and updates the imports; the moved code itself does not change.",
         "cosmetic": "Only comments, blank lines or formatting change; no behaviour changes.",
+        "code_moves": "Moves code between files: {share}% of the added lines were removed elsewhere in the PR or "
+                      "are imports; the moved code barely changes.",
         "version_exclusion": "Only dependency versions change, excluding a known-bad release instead of pinning: "
                              "worth remembering as a practice, not worth reading.",
         "docs_substantial": "New or expanded documentation ({lines} added line{ls}): "
@@ -29,8 +34,15 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
                                  "where it went.",
         "tests_substantial": "Test-only change ({lines} added line{ls}): skim it for the testing technique.",
         "tests_small": "A small test-only tweak.",
+        "tests_restructured": "Reworks {n} test files and removes more lines than it adds: an existing pattern "
+                              "applied more widely, nothing new to learn.",
         "build_substantial": "CI/build-only change ({lines} added line{ls}): skim it for the mechanism.",
         "build_small": "A small build or CI setting change.",
+        "tiny_fix": "A {lines}-line code fix with no test and no new definition: the title says what changed.",
+        "new_package": "Adds the new package {packages} ({share}% of the added code) along an existing template; "
+                       "read the shared files it changes: {shared}.",
+        "new_package_alone": "Adds the new, self-contained package {packages} ({share}% of the added code): skim "
+                             "its entry points, no need to read it line by line.",
         # findings for code changes, joined into one sentence
         "deep": "It {findings}.",
         "skim": "It {findings}; nothing here suggests a wider design change.",
@@ -38,48 +50,83 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "sep": ", ",
         "new_definitions": "adds {n} new definitions",
         "abstraction": "introduces an interface or base class",
+        "implemented": "adds a method, {name}, that {n} changed files implement",
         "capability": "adds capability flags ({names})",
+        "fail_fast": "refuses unsupported configurations loudly ({names})",
         "kernel": "changes kernel code ({n} file{s})",
         "kernel_adjacent": "touches kernel-level code paths",
         "cross_cutting": "spans {n} code areas",
         "issue_analysis": "has a linked issue with a root-cause analysis ({refs})",
         "discussion_heavy": "drew a long review discussion ({n} comments)",
         "debate": "went through requested changes before it settled",
+        "build_graph": "restructures an image build with new stages ({names})",
+        "security": "is a security change ({words})",
+        "hidden_logic": "is titled as a version bump but also changes logic ({paths})",
+        "removed_guard": "removes a guard, {guard}{where}",
+        "in_name": " in `{name}`",
+        "changed_default": "changes the default of `{name}` ({change})",
+        "regression_test": "backs the fix with a new test (`{test}`)",
         "perf": "is a performance change",
         "code_change": "has {lines} changed line{ls} of code",
         "small_fix": "is a small, contained code change ({lines} line{ls})",
-        # headline and reading guide
+        # headline
         "headline_files": "Changes {n} file{s} in {areas}",
-        "d_abstraction_title": "New interface or base class",
-        "d_abstraction": "{names} in `{path}` define a contract other code builds on.",
-        "d_capability_title": "Capability flags",
-        "d_capability": "{names} decide at run time what a component supports.",
-        "d_definitions_title": "New code in `{file}`",
-        "d_definitions": "Defines {names}{more}.",
-        "d_more": " and {n} more",
-        "d_kernel_title": "Kernel changes",
-        "d_kernel": "{paths} change on the device side.",
-        "d_version_exclusion_title": "Exclude a bad release instead of pinning",
-        "d_version_exclusion": "{paths} exclude specific versions (`!=`) so upgrades keep flowing.",
+        # design points: who wrote the quoted words, where, about which definition
+        "p_quote": "{attribution}: “{quote}”",
+        "p_end": ".",
+        "p_docstring": "Docstring of `{name}` (`{file}`)",
+        "p_comment_above": "Comment above `{name}` (`{file}`)",
+        "p_comment_inside": "Comment in `{name}` (`{file}`)",
+        "p_message_raise": "The error `{name}` raises (`{file}`)",
+        "p_message_log": "The warning `{name}` logs (`{file}`)",
+        "p_message_return": "The reason `{name}` returns (`{file}`)",
+        "p_message_text": "A message in `{name}` (`{file}`)",
+        "p_module": "Module docstring of `{file}`, home of `{name}`",
+        "p_description": "The PR description ({section}), on `{name}`",
+        "p_description_plain": "The PR description, on `{name}`",
+        "p_commit": "A commit message, on `{name}`",
+        "p_issue": "Issue {who}, on `{name}`",
+        "p_review": "{asker} asked “{question}” on `{name}`; {who} settled it",
+        "p_review_request": "{who} requested this change to `{name}` and approved after it",
+        "p_title_title": "`{name}` is what the title announces",
+        "p_title": "The title, “{quote}”, lands in `{name}` (`{file}`)",
+        "p_version_exclusion_title": "Exclude a bad release instead of pinning",
+        "p_version_exclusion": "`{line}` in `{file}` excludes one release (`!=`) so upgrades keep flowing.",
+        "f_sentence": " It is {facts}.",
+        "f_sep": ", ",
+        "f_kernel_entry": "a kernel entry point",
+        "f_callers": "used from {n} other changed files",
+        "f_tested": "exercised by `{test}`",
+        # audience, discussion, linked issues, open items
+        "audience_owner": "{owner} ({area})",
+        "sentence_sep": "; ",
         "discussion_people": "{n} participant{s} ({names})",
         "discussion_comments": "{n} comment{s}",
         "discussion_threads": "{n} review thread{s}, {u} unresolved",
         "discussion_changes": "{n} change request{s}",
         "discussion_approvals": "{n} approval{s}",
         "issue_line": "#{number} {title} ({state})",
+        "state_open": "open",
+        "state_closed": "closed",
+        "state_merged": "merged",
         "issue_analysis_note": "; it carries an analysis (root cause, bisection or measurements)",
         "open_threads": "Unresolved review threads on {paths}",
         "open_draft": "Still a draft",
         "open_capped": "GitHub listed only {seen} of {total} changed files",
+        "open_follow_up": "The authors list as follow-up: “{quote}”",
     },
     "zh-CN": {
         "empty": "该 diff 没有改动任何文件，无需阅读。",
         "mechanical_only": "只改动了生成文件、锁文件、第三方或二进制文件（{n} 个），无需逐行阅读。",
+        "bulk_data": "只改动了生成的数据文件（{n} 个同类小文件），无需逐行阅读。",
         "revert": "没有附带分析的回滚：记住该改动已被撤回即可，不必看 diff。",
         "repeated": "同一处修改重复出现在 {n} 个文件中，属于机械性改动。",
         "version_only": "只调整了依赖或镜像版本，diff 中没有可学习的内容。",
         "renames": "只有重命名或移动（{n} 个文件），内容没有改动。",
+        "moves": "把 {n} 个文件移到 {target} 下并更新了引用路径，被移动的代码本身没有改动。",
         "cosmetic": "只改动了注释、空行或格式，行为没有变化。",
+        "code_moves": "在文件之间搬移代码：新增行中有 {share}% 是从别处删掉后搬来的或只是 `import` 语句，"
+                      "搬移的代码几乎没变。",
         "version_exclusion": "只调整了依赖版本：排除一个已知有问题的版本而不是锁死版本。"
                              "这一做法值得记住，diff 不必细读。",
         "docs_substantial": "新增或扩充了文档（新增 {lines} 行），值得快速浏览其中讲解的内容。",
@@ -88,55 +135,107 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "removal_with_new_home": "以删除代码为主（{deleted} 行），部分内容迁往别处：了解它去了哪里。",
         "tests_substantial": "只改动测试（新增 {lines} 行）：可快速浏览其中的测试技巧。",
         "tests_small": "小幅测试调整。",
+        "tests_restructured": "改写了 {n} 个测试文件，删的比加的多：只是把已有做法推广开，没有新东西可学。",
         "build_substantial": "只改动 CI/构建（新增 {lines} 行）：可快速浏览其中的机制。",
         "build_small": "小幅构建或 CI 配置调整。",
+        "tiny_fix": "只改了 {lines} 行代码，没有新测试也没有新定义，看标题就知道改了什么。",
+        "new_package": "新增的 {packages} 包（占新增代码的 {share}%）沿用已有模板；只需看它改动的共享文件：{shared}。",
+        "new_package_alone": "新增了独立的 {packages} 包（占新增代码的 {share}%）：浏览一下入口即可，不必逐行阅读。",
         "deep": "它{findings}。",
         "skim": "它{findings}；看不出更大范围的设计变化。",
         "and": "，并且",
         "sep": "，",
         "new_definitions": "新增了 {n} 个定义",
         "abstraction": "引入了接口或基类",
+        "implemented": "新增了方法 {name}，有 {n} 个改动文件实现它",
         "capability": "新增了能力标志（{names}）",
+        "fail_fast": "对不支持的配置直接报错（{names}）",
         "kernel": "改动了内核代码（{n} 个文件）",
         "kernel_adjacent": "涉及内核层代码路径",
         "cross_cutting": "横跨 {n} 个代码区域",
         "issue_analysis": "关联的 issue 中有根因分析（{refs}）",
         "discussion_heavy": "引发了较长的评审讨论（{n} 条评论）",
         "debate": "经历了“请求修改”后才定稿",
+        "build_graph": "用新的构建阶段（{names}）重组了镜像构建",
+        "security": "是一项安全改动（{words}）",
+        "hidden_logic": "标题是版本升级，实际还改了逻辑（{paths}）",
+        "removed_guard": "删掉了一处检查 {guard}{where}",
+        "in_name": "（位于 `{name}`）",
+        "changed_default": "修改了 `{name}` 的默认值（{change}）",
+        "regression_test": "为修复补了新测试（`{test}`）",
         "perf": "是一项性能改动",
         "code_change": "改动了 {lines} 行代码",
         "small_fix": "是一处范围很小的代码改动（{lines} 行）",
         "headline_files": "改动了 {areas} 中的 {n} 个文件",
-        "d_abstraction_title": "新的接口或基类",
-        "d_abstraction": "`{path}` 中的 {names} 定义了其他代码所依赖的契约。",
-        "d_capability_title": "能力标志",
-        "d_capability": "{names} 在运行时决定组件支持哪些功能。",
-        "d_definitions_title": "`{file}` 中的新代码",
-        "d_definitions": "定义了 {names}{more}。",
-        "d_more": " 等另外 {n} 个",
-        "d_kernel_title": "内核改动",
-        "d_kernel": "{paths} 改动了设备端代码。",
-        "d_version_exclusion_title": "排除坏版本而不是锁死版本",
-        "d_version_exclusion": "{paths} 用 `!=` 排除特定版本，使升级得以继续。",
+        "p_quote": "{attribution}：“{quote}”",
+        "p_end": "。",
+        "p_docstring": "`{file}` 中 `{name}` 的文档字符串",
+        "p_comment_above": "`{file}` 中 `{name}` 上方的注释",
+        "p_comment_inside": "`{file}` 中 `{name}` 内的注释",
+        "p_message_raise": "`{file}` 中 `{name}` 抛出的错误信息",
+        "p_message_log": "`{file}` 中 `{name}` 打印的警告",
+        "p_message_return": "`{file}` 中 `{name}` 返回的原因说明",
+        "p_message_text": "`{file}` 中 `{name}` 里的提示文字",
+        "p_module": "`{file}` 的模块文档（`{name}` 所在文件）",
+        "p_description": "PR 描述（{section}）谈到 `{name}`",
+        "p_description_plain": "PR 描述谈到 `{name}`",
+        "p_commit": "提交说明谈到 `{name}`",
+        "p_issue": "关联 issue {who} 谈到 `{name}`",
+        "p_review": "评审中 {asker} 就 `{name}` 问道“{question}”，{who} 的答复让讨论定了下来",
+        "p_review_request": "{who} 要求修改 `{name}`，改完后批准",
+        "p_title_title": "标题所说的改动落在 `{name}`",
+        "p_title": "标题“{quote}”对应 `{file}` 中的 `{name}`",
+        "p_version_exclusion_title": "排除坏版本而不是锁死版本",
+        "p_version_exclusion": "`{file}` 中的 `{line}` 用 `!=` 排除了一个版本，后续升级不受影响。",
+        "f_sentence": "它{facts}。",
+        "f_sep": "，",
+        "f_kernel_entry": "是内核入口",
+        "f_callers": "被其他 {n} 个改动文件调用",
+        "f_tested": "由 `{test}` 覆盖测试",
+        "audience_owner": "{owner}（{area}）",
+        "sentence_sep": "；",
         "discussion_people": "{n} 位参与者（{names}）",
         "discussion_comments": "{n} 条评论",
         "discussion_threads": "{n} 个评审讨论串，{u} 个未解决",
         "discussion_changes": "{n} 次请求修改",
         "discussion_approvals": "{n} 次批准",
         "issue_line": "#{number} {title}（{state}）",
+        "state_open": "未关闭",
+        "state_closed": "已关闭",
+        "state_merged": "已合并",
         "issue_analysis_note": "；其中有分析（根因、二分定位或测量数据）",
         "open_threads": "{paths} 上有未解决的评审讨论",
         "open_draft": "仍是草稿",
         "open_capped": "GitHub 只列出了 {total} 个改动文件中的 {seen} 个",
+        "open_follow_up": "作者列出的后续工作：“{quote}”",
     },
 }
 
 LIST_SEPARATOR: Mapping[str, str] = {"en": ", ", "zh-CN": "、"}
-SENTENCE_SEPARATOR: Mapping[str, str] = {"en": "; ", "zh-CN": "；"}
+# Counts written with the language's grouping; other numbers (issue numbers, percentages) stay as they are.
+_COUNT_KEYS = frozenset({"n", "lines", "deleted", "seen", "total", "u"})
+
+
+def count(language: str, n: int) -> str:
+    """12345 -> "12,345" in English; in Chinese ten thousands are 万: "1.2 万"."""
+    if language == "zh-CN":
+        if n < 10_000:
+            return str(n)
+        return f"{n / 10_000:.1f}".rstrip("0").rstrip(".") + " 万"
+    return f"{n:,}"
+
+
+def list_sep(language: str) -> str:
+    return LIST_SEPARATOR.get(language, ", ")
+
+
+def code_names(names: Sequence[str], limit: int, language: str) -> str:
+    """Names in backticks, joined the language's way (`a`, `b` / `a`、`b`)."""
+    return list_sep(language).join(f"`{n}`" for n in list(names)[:limit])
 
 
 def phrase(language: str, key: str, **values: object) -> str:
     """A localised sentence; `{s}` in English templates pluralises by the value of `n`."""
     table = PHRASES.get(language, PHRASES["en"])
-    plural = {"s": "" if values.get("n") == 1 else "s", "ls": "" if values.get("lines") == 1 else "s"}
-    return table[key].format(**plural, **values)
+    shown = {k: count(language, v) if k in _COUNT_KEYS and isinstance(v, int) else v for k, v in values.items()}
+    return table[key].format(s="" if values.get("n") == 1 else "s", ls="" if values.get("lines") == 1 else "s", **shown)

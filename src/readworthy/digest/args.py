@@ -1,4 +1,4 @@
-"""The `readworthy digest` command line. Kept apart from digest.py so that building the CLI's parser
+"""The `readworthy digest` command line. Kept apart from digest/run.py so that building the CLI's parser
 (and so `readworthy --version`) does not import PyGithub and the openai SDK."""
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ def add_digest_parser(sub: Any, func: Callable[[argparse.Namespace], int]) -> No
     out.add_argument("--label", help=f"label of the digest issue (default {DEFAULT_LABEL})")
     out.add_argument("--discussion-category", help=f"category for --publish discussion (default {DEFAULT_CATEGORY})")
     out.add_argument("--dry-run", action="store_true", help="write nothing to GitHub (no PR comments, no digest)")
-    out.add_argument("--list-chunks", type=int, metavar="N",
-                     help='print {"prs": "1,2,...", "chunks": [...], "count": n} for a workflow matrix and exit')
+    out.add_argument("--list-chunks", metavar="N|auto",
+                     help='print {"prs": "1,2,...", "chunks": [...], "count": n, ...} for a workflow matrix and exit; '
+                          "`auto` plans only what GitHub's remaining request budget allows now (the rest is "
+                          '"deferred" to a later run) in chunks of about 25')
     p.set_defaults(func=func)

@@ -14,18 +14,16 @@ finishes, its real cost replaces its reservation.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from ..analyze.client import model_name
-from ..analyze.pricing import estimate_cost
-from ..config import Settings
-from ..errors import ConfigError, ReadworthyError
+from ..analyze.spending import CostGate, max_cost_per_analysis
+from ..errors import ReadworthyError
 from ..event import PullRequestInfo
 from ..models import PullSummary, Usage
 from ..review import Request, ReviewOutcome, ReviewSession, review_one
+from .budget import ANALYSIS_REQUESTS, LOOKUP_REQUESTS, RequestBudget
 from .cache import Lookup, lookup
 from .models import DigestEntry, DigestRequest, LeftOut
 
@@ -38,43 +36,6 @@ class Filled:
     left_out: list[LeftOut] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     warnings: list[str] = field(default_factory=list)
-
-
-class CostGate:
-    """Spent + reserved never exceeds the cap. Thread-safe."""
-
-    def __init__(self, cap: float | None, per_analysis: float) -> None:
-        self.cap = cap
-        self.per_analysis = per_analysis
-        self.spent = 0.0
-        self.reserved = 0.0
-        self._lock = threading.Lock()
-
-    def try_reserve(self) -> bool:
-        with self._lock:
-            if self.cap is not None and self.spent + self.reserved + self.per_analysis > self.cap + 1e-12:
-                return False
-            self.reserved += self.per_analysis
-            return True
-
-    def settle(self, actual: float) -> None:
-        with self._lock:
-            self.reserved -= self.per_analysis
-            self.spent += actual
-
-
-def max_cost_per_analysis(settings: Settings, has_client: bool) -> float:
-    """The most one analysis should cost; ConfigError when a cap is asked for but the price is unknown."""
-    if not has_client:
-        return 0.0
-    model = model_name(settings)
-    cost = estimate_cost(model, settings.budget, settings.output_reserve, settings.price_table)
-    if cost is None:
-        raise ConfigError(
-            f"--max-cost needs the price of model {model!r}, which readworthy does not know: add it to the "
-            'price table (action input `price-table`, e.g. {"' + model + '": [0.4, 1.6]} USD per 1M tokens).'
-        )
-    return cost
 
 
 def _add(a: Usage, b: Usage) -> Usage:
@@ -127,8 +88,17 @@ def _entry_or_left_out(cand: PullSummary, outcome: ReviewOutcome, filled: Filled
 
 
 def fill(ctx: Context, candidates: list[PullSummary]) -> Filled:
-    """Entries for `candidates` (newest first): stored ones reused, the rest analysed within the caps."""
+    """Entries for `candidates` (newest first): stored ones reused, the rest analysed within the caps
+    (PRs, cost, and GitHub's request budget)."""
     filled = Filled()
+    budget = RequestBudget(ctx.session.gh)
+    affordable = budget.affordable(LOOKUP_REQUESTS)
+    if affordable is not None and affordable < len(candidates):
+        why = budget.why_stopped()
+        for cand in candidates[affordable:]:
+            filled.left_out.append(LeftOut(cand.number, cand.title, cand.url, "rate-limit", why))
+        filled.warnings.append(f"{len(candidates) - affordable} PR(s) not looked at: {why}")
+        candidates = candidates[:affordable]
     total = len(candidates)
     found = _lookups(ctx, candidates)
     misses: list[tuple[PullSummary, Lookup]] = []
@@ -154,23 +124,33 @@ def fill(ctx: Context, candidates: list[PullSummary]) -> Filled:
         misses = misses[:limit]
     gate = CostGate(ctx.request.max_cost, max_cost_per_analysis(ctx.session.settings, ctx.session.client is not None)
                     if ctx.request.max_cost is not None else 0.0)
-    _analyse_all(ctx, misses, gate, filled, done_before=total - len(misses))
+    can = budget.affordable(ANALYSIS_REQUESTS)
+    if can is not None:
+        log.info("GitHub's request budget allows about %d fresh analyses now; %d PR(s) need one", can, len(misses))
+    _analyse_all(ctx, misses, gate, budget, filled, done_before=total - len(misses))
     return filled
 
 
-def _analyse_all(ctx: Context, misses: list[tuple[PullSummary, Lookup]], gate: CostGate, filled: Filled,
-                 done_before: int) -> None:
+def _analyse_all(ctx: Context, misses: list[tuple[PullSummary, Lookup]], gate: CostGate, budget: RequestBudget,
+                 filled: Filled, done_before: int) -> None:
     total = done_before + len(misses)
     queue = list(misses)
     running: dict[Future[ReviewOutcome], PullSummary] = {}
     done = done_before
+    out_of_requests = False
     with ThreadPoolExecutor(max_workers=max(1, ctx.request.concurrency)) as pool:
         while queue or running:
-            while queue and len(running) < max(1, ctx.request.concurrency) and gate.try_reserve():
+            while queue and len(running) < max(1, ctx.request.concurrency):
+                # Requests first: a cost reservation that is never used would have to be given back.
+                if not budget.allows(ANALYSIS_REQUESTS * (len(running) + 1)):
+                    out_of_requests = True
+                    break
+                if not gate.try_reserve():
+                    break
                 cand, hit = queue.pop(0)
                 running[pool.submit(_review, ctx, cand, hit)] = cand
             if not running:
-                break  # nothing in flight and the next one does not fit under the cap
+                break  # nothing in flight and the next one fits neither the cost cap nor the request budget
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
                 cand = running.pop(future)
@@ -186,6 +166,12 @@ def _analyse_all(ctx: Context, misses: list[tuple[PullSummary, Lookup]], gate: C
                 how = "reused (inputs unchanged)" if outcome.cached else outcome.status
                 ctx.progress(f"[{done}/{total}] #{cand.number} {how} ({verdict}) · "
                              f"{outcome.usage.model_calls} model call(s) · running cost ${gate.spent:.4f}")
+    if out_of_requests and queue:
+        why = budget.why_stopped()
+        filled.warnings.append(f"stopped with {len(queue)} PR(s) still to analyse: {why}")
+        for cand, _ in queue:
+            filled.left_out.append(LeftOut(cand.number, cand.title, cand.url, "rate-limit", why))
+        return
     for cand, _ in queue:
         filled.left_out.append(LeftOut(cand.number, cand.title, cand.url, "max-cost",
                                        f"the cost cap ${ctx.request.max_cost:.2f} was reached (--max-cost)"))

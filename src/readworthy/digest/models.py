@@ -52,7 +52,7 @@ class DigestEntry:
 
 
 LeftOutReason = Literal[
-    "max-prs", "max-cost", "not-cached", "failed", "skipped-rule", "not-found"
+    "max-prs", "max-cost", "rate-limit", "not-cached", "failed", "skipped-rule", "not-found"
 ]
 
 

@@ -31,6 +31,7 @@ LEFT_OUT_WORDS = {
     "en": {
         "max-prs": "not analysed: the per-run PR limit was reached",
         "max-cost": "not analysed: the cost cap was reached",
+        "rate-limit": "not analysed yet: GitHub's hourly request budget ran low; the next run picks it up",
         "not-cached": "no stored analysis yet",
         "failed": "analysis failed",
         "skipped-rule": "skipped by the repository's rules",
@@ -39,6 +40,7 @@ LEFT_OUT_WORDS = {
     "zh-CN": {
         "max-prs": "未分析：已达到单次运行的 PR 数量上限",
         "max-cost": "未分析：已达到费用上限",
+        "rate-limit": "暂未分析：GitHub 每小时的请求额度即将用完，下次运行会接着处理",
         "not-cached": "尚无已保存的分析",
         "failed": "分析失败",
         "skipped-rule": "按仓库规则跳过",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -29,10 +30,11 @@ from ..config import Settings, terminal_settings
 from ..errors import ConfigError, GitHubError, PublishError
 from ..event import parse_pr_numbers
 from ..gather import github_api
-from ..gather.github_api import GitHub
+from ..gather.github_api import GitHub, rate_left
 from ..gather.repo_config import load_repo_config
 from ..gather.rest import default_branch
 from ..review import ReviewSession
+from .budget import ANALYSIS_REQUESTS, LOOKUP_REQUESTS, RequestBudget
 from .fill import Context, fill
 from .models import (
     DEFAULT_CATEGORY,
@@ -212,17 +214,39 @@ def _format(args: argparse.Namespace) -> str:
     return "json" if args.output and args.output.lower().endswith(".json") else "markdown"
 
 
-def list_chunks(gh: GitHub, settings: Settings, request: DigestRequest, chunks: int) -> dict[str, Any]:
-    """The PR numbers in scope (rules applied), split for a workflow matrix."""
-    if chunks < 1:
-        raise ConfigError("--list-chunks: must be at least 1")
+AUTO_CHUNK_SIZE = 25
+MAX_AUTO_CHUNKS = 8
+
+
+def list_chunks(gh: GitHub, settings: Settings, request: DigestRequest, chunks: str) -> dict[str, Any]:
+    """The PR numbers in scope (rules applied), split for a workflow matrix.
+
+    `chunks` is a number, or `auto`: then only as many PRs as GitHub's remaining request budget can
+    analyse now are planned (every chunk spends the same repository-wide budget, so more parallel jobs
+    do not make more room), in chunks of about AUTO_CHUNK_SIZE; the rest is listed as `deferred`."""
+    auto = chunks.strip().lower() == "auto"
+    if not auto and (not chunks.strip().isdigit() or int(chunks) < 1):
+        raise ConfigError(f"--list-chunks: {chunks!r} is neither a number of at least 1 nor `auto`")
     settings = _with_repo_config(gh, request.repo, settings)
     selection = select_prs(gh, request, settings)
     numbers = [c.number for c in selection.candidates]
+    fits = RequestBudget(gh).affordable(ANALYSIS_REQUESTS + LOOKUP_REQUESTS)
+    planned, deferred = numbers, []
+    if auto:
+        if fits is not None:
+            planned, deferred = numbers[:fits], numbers[fits:]
+        count = min(MAX_AUTO_CHUNKS, max(1, math.ceil(len(planned) / AUTO_CHUNK_SIZE)))
+    else:
+        count = int(chunks)
+    left = rate_left(gh)
     return {
-        "prs": ",".join(map(str, numbers)),
-        "chunks": [",".join(map(str, part)) for part in chunk_numbers(numbers, chunks)],
-        "count": len(numbers),
+        "prs": ",".join(map(str, planned)),
+        "chunks": [",".join(map(str, part)) for part in chunk_numbers(planned, count)],
+        "count": len(planned),
+        "deferred": ",".join(map(str, deferred)),
+        "rate_remaining": left.remaining,
+        "rate_reset": left.reset_at.isoformat() if left.reset_at else None,
+        "analyses_affordable_now": fits,
     }
 
 
@@ -236,7 +260,7 @@ def run_digest_command(args: argparse.Namespace, now: datetime | None = None) ->
         raise ConfigError("GITHUB_TOKEN is not set: export a token that can read the repository")
     request = request_from_args(args, moment)
     gh = github_api.make_github(settings)
-    if args.list_chunks is not None:
+    if args.list_chunks is not None:  # a number, or `auto`
         print(json.dumps(list_chunks(gh, settings, request, args.list_chunks), separators=(",", ":")))
         return 0
     client = None if request.cached_only else make_openai_client(settings)

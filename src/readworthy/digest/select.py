@@ -23,7 +23,7 @@ from ..event import PullRequestInfo
 from ..gather.github_api import GitHub
 from ..gather.rest import iter_pulls, read_pull_summary
 from ..models import PullSummary
-from ..review import skip_reason
+from ..rules import skip_reason
 from .models import DigestRequest, LeftOut
 from .window import Window
 

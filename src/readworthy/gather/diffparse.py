@@ -6,23 +6,36 @@ line that happens to read "--- x" or "diff --git" cannot be mistaken for a heade
 
 `FileChange.patch` holds what GitHub's files API calls the patch: the hunks, from the first `@@`,
 without the `diff --git`/`index`/`---`/`+++` header lines.
+
+Damaged input is described, never silently accepted as a small change: a hunk with fewer lines than
+its header promises (a download cut off half-way), a header followed by text that is not a diff, or
+hunk content outside any hunk marks the file `patch_incomplete` and adds a note saying what is wrong.
+A patch whose line endings became CRLF in transit (an editor, a Windows clipboard) is normalised.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from email.header import decode_header, make_header
 
 from ..errors import InputError
 from ..models import Commit, FileChange, FileStatus
+from .commitparse import MBOX_FROM_RE, looks_like_sha, parse_mbox_commit, parse_show_commit
+from .diffpaths import file_line_path, split_git_header, strip_prefix, unquote_path
 
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_MBOX_FROM_RE = re.compile(r"^From ([0-9a-f]{7,64}) ")
-_SUBJECT_PREFIX_RE = re.compile(r"^(?:\[[^\]]*\]\s*)+")
-_AUTHOR_RE = re.compile(r"^(.*?)\s*<[^>]*>\s*$")
 _BINARY_RE = re.compile(r"^Binary files (.+) and (.+) differ$")
-_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+# Lines that start a diff structure; whether these end in "\r" tells CRLF transport from CRLF content.
+_STRUCTURAL = ("diff --git ", "commit ", "From ", "@@ ", "--- ", "+++ ", "index ")
+# Text between files that other tools write (svn `Index:`, hg `diff -r`, `diff -ruN`, `Only in`).
+_PREAMBLE = ("diff ", "Index: ", "=====", "Only in ")
+_RECOGNISED_HEADERS = ("index ", "similarity index ", "dissimilarity index ")
+_INDEX_RE = re.compile(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)")
+_EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+# A few lines of stray text next to complete hunks are a mailing-list footer or a tool's remark;
+# more than this between or after files means the text was damaged and something may be missing.
+STRAY_TEXT_TOLERATED = 5
+MAX_NOTES = 10
 
 
 @dataclass(frozen=True)
@@ -31,6 +44,7 @@ class ParsedPatch:
 
     files: list[FileChange] = field(default_factory=list)
     commits: list[Commit] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what is damaged or missing, one line per file
 
 
 def parse_patch_bytes(data: bytes) -> ParsedPatch:
@@ -40,97 +54,30 @@ def parse_patch_bytes(data: bytes) -> ParsedPatch:
 
 def parse_patch(text: str) -> ParsedPatch:
     """Parse diff text into files and commits. Raises InputError when there is no diff in it at all."""
-    parser = _Parser(text.split("\n"))
-    parser.run()
+    parser = _Parser(_without_crlf_transport(text.split("\n")))
+    parser.run(ends_mid_line=bool(text) and not text.endswith("\n"))
     if not parser.files and not parser.commits:
         raise InputError(
             "no diff found in the input: expected `git diff`, `git show` or `git format-patch` output "
             "(lines starting with 'diff --git', or '--- a/FILE' followed by '+++ b/FILE' and '@@' hunks)"
         )
-    return ParsedPatch(files=_merge_same_paths(parser.files), commits=parser.commits)
+    notes = parser.notes[:MAX_NOTES]
+    if len(parser.notes) > MAX_NOTES:
+        notes.append(f"{len(parser.notes) - MAX_NOTES} more files with a damaged patch")
+    return ParsedPatch(files=_merge_same_paths(parser.files), commits=parser.commits, notes=notes)
 
 
-# --------------------------------------------------------------------------- paths
-
-
-def unquote_path(raw: str) -> str:
-    """Undo git's C-style quoting ("a/t\\303\\251st" -> a/tést); unquoted paths pass through."""
-    raw = raw.rstrip("\t")
-    if len(raw) < 2 or not (raw.startswith('"') and raw.endswith('"')):
-        return raw
-    body, out, i = raw[1:-1], bytearray(), 0
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\" and i + 1 < len(body):
-            nxt = body[i + 1]
-            if re.fullmatch(r"[0-7]{3}", body[i + 1 : i + 4]):
-                out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
-                i += 4
-                continue
-            if nxt in _C_ESCAPES:
-                out.append(_C_ESCAPES[nxt])
-                i += 2
-                continue
-        out.extend(ch.encode("utf-8", errors="replace"))
-        i += 1
-    return out.decode("utf-8", errors="replace")
-
-
-def _strip_prefix(path: str) -> str | None:
-    """`a/x` -> x, `/dev/null` -> None. Other prefixes (--no-prefix, mnemonic c/ i/ w/) are kept as-is."""
-    if path == "/dev/null":
-        return None
-    if len(path) > 2 and path[1] == "/" and path[0] in "abciwo12":
-        return path[2:]
-    return path
-
-
-def _split_git_header(rest: str) -> tuple[str | None, str | None]:
-    """Split `a/X b/Y` from a `diff --git` line. Unquoted paths may contain spaces, so try the
-    symmetric split first (same path on both sides, the common case)."""
-    rest = rest.rstrip("\r")
-    if rest.startswith('"'):
-        end = _closing_quote(rest)
-        if end > 0:
-            return unquote_path(rest[: end + 1]), unquote_path(rest[end + 1 :].lstrip(" "))
-    n = len(rest)
-    if n % 2 == 1:
-        half = (n - 1) // 2
-        left, right = rest[:half], rest[half + 1 :]
-        if left[2:] == right[2:] and rest[half] == " ":
-            return left, right
-    if rest.endswith('"'):
-        start = rest.rfind(' "')
-        if start > 0:
-            return rest[:start], unquote_path(rest[start + 1 :])
-    idx = rest.find(" b/")
-    if idx > 0:
-        return rest[:idx], rest[idx + 1 :]
-    parts = rest.split(" ", 1)
-    return (parts[0], parts[1]) if len(parts) == 2 else (rest, rest)
-
-
-def _closing_quote(text: str) -> int:
-    i = 1
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] == '"':
-            return i
-        i += 1
-    return -1
-
-
-def _file_line_path(rest: str) -> str:
-    """Path from a `--- a/x` / `+++ b/x` line: git adds a TAB after names with spaces; diff -u adds a date."""
-    rest = rest.rstrip("\r")
-    if rest.startswith('"'):
-        end = _closing_quote(rest)
-        if end > 0:
-            return unquote_path(rest[: end + 1])
-    tab = rest.find("\t")
-    return rest[:tab] if tab >= 0 else rest
+def _without_crlf_transport(lines: list[str]) -> list[str]:
+    """Strip one trailing CR from every line when the diff's own structure lines end in CR: the whole
+    text was converted to CRLF. A diff of files that have CRLF content keeps its CRs."""
+    structural = crlf = 0
+    for line in lines:
+        if line.startswith(_STRUCTURAL):
+            structural += 1
+            crlf += line.endswith("\r")
+    if crlf * 2 <= structural:
+        return lines
+    return [line.removesuffix("\r") for line in lines]
 
 
 # --------------------------------------------------------------------------- the parser
@@ -151,10 +98,45 @@ class _FileBuilder:
     additions: int = 0
     deletions: int = 0
     hunk_lines: list[str] = field(default_factory=list)
+    # integrity: what the section held besides hunks
+    combined: bool = False  # `diff --cc`: hunks of a merge, not parsed
+    file_lines: bool = False  # a `---`/`+++` pair was seen
+    index_changed: bool = False  # an `index A..B` line says there is content to show
+    hunk_at_end: bool = False  # the last hunk ran to the end of the input
+    header_lines: int = 0  # recognised extended header lines (index, mode, rename ...)
+    stray_text: int = 0  # lines that are not a diff
+    stray_content: int = 0  # +/-/space/@@ lines outside any hunk
+    trailer: bool = False  # after a format-patch "-- " signature line
+    problems: list[str] = field(default_factory=list)
 
-    def build(self) -> FileChange | None:
-        new = self.new_path if self.new_path is not None else _strip_prefix(self.header_new or "")
-        old = self.old_path if self.old_path is not None else _strip_prefix(self.header_old or "")
+    def integrity_problems(self, at_end: bool) -> list[str]:
+        """What is wrong with this file's part of the patch, in words; empty when it reads as complete.
+        `at_end`: nothing follows this file in the input."""
+        if self.combined:
+            return []
+        problems = list(self.problems)
+        if not self.hunk_lines and not self.binary:
+            stray = self.stray_text + self.stray_content
+            if stray:
+                problems.append(f"no hunks: the header is followed by {stray} lines that are not a diff")
+            elif self.file_lines:
+                problems.append("the patch stops after the file header, before any hunk")
+            elif not self.header_lines:
+                problems.append("nothing follows the `diff --git` line")
+            elif at_end and self.index_changed:
+                # mid-input, a changed index with no hunks is `git diff -w` hiding a whitespace change
+                problems.append("the input ends after the file header, before any hunk")
+            return problems
+        if self.stray_content:
+            problems.append(f"{self.stray_content} lines of diff content outside any hunk "
+                            "(the hunk line counts do not match)")
+        if self.stray_text > STRAY_TEXT_TOLERATED:
+            problems.append(f"{self.stray_text} lines that are not part of a diff follow it")
+        return problems
+
+    def build(self, patch_incomplete: bool) -> FileChange | None:
+        new = self.new_path if self.new_path is not None else strip_prefix(self.header_new or "")
+        old = self.old_path if self.old_path is not None else strip_prefix(self.header_old or "")
         if self.is_new and new is None:
             new = old
         if self.is_deleted and old is None:
@@ -184,6 +166,7 @@ class _FileBuilder:
             deletions=self.deletions,
             patch=patch,
             binary=self.binary,
+            patch_incomplete=patch_incomplete,
         )
 
 
@@ -193,9 +176,10 @@ class _Parser:
         self.i = 0
         self.files: list[FileChange] = []
         self.commits: list[Commit] = []
+        self.notes: list[str] = []
         self.current: _FileBuilder | None = None
 
-    def run(self) -> None:
+    def run(self, ends_mid_line: bool = False) -> None:
         lines, n = self.lines, len(self.lines)
         while self.i < n:
             line = lines[self.i]
@@ -209,18 +193,25 @@ class _Parser:
                 self._file_lines(line, lines[self.i + 1])
                 self.i += 2
                 continue
-            elif line.startswith("commit ") and _looks_like_sha(line[7:].split(" ", 1)[0]):
+            elif line.startswith("commit ") and looks_like_sha(line[7:].split(" ", 1)[0]):
                 self._finish_file()
-                self._git_show_commit()
+                commit, self.i = parse_show_commit(lines, self.i)
+                self.commits.append(commit)
                 continue
-            elif _MBOX_FROM_RE.match(line):
+            elif MBOX_FROM_RE.match(line):
                 self._finish_file()
-                self._mbox_commit()
+                commit, self.i = parse_mbox_commit(lines, self.i)
+                self.commits.append(commit)
                 continue
             elif self.current is not None:
                 self._extended_header(line.rstrip("\r"))
             self.i += 1
-        self._finish_file()
+        cur = self.current
+        if ends_mid_line and cur is not None and not cur.problems and not cur.trailer and not cur.combined:
+            # git ends every line with a newline: a last line without one was cut, header or hunk
+            cur.problems.append("the input stops in the middle of a line" +
+                                (", so the last hunk may be cut short" if cur.hunk_at_end else ""))
+        self._finish_file(at_end=True)
 
     # ---- files
 
@@ -228,25 +219,30 @@ class _Parser:
         self._finish_file()
         self.current = _FileBuilder()
 
-    def _finish_file(self) -> None:
+    def _finish_file(self, at_end: bool = False) -> None:
         if self.current is not None:
-            built = self.current.build()
+            problems = self.current.integrity_problems(at_end)
+            built = self.current.build(patch_incomplete=bool(problems))
             if built is not None:
                 self.files.append(built)
+                if problems:
+                    self.notes.append(f"patch of {built.path} is incomplete: " + "; ".join(problems))
         self.current = None
 
     def _git_header(self, line: str) -> None:
         assert self.current is not None
         if line.startswith("diff --git "):
-            old, new = _split_git_header(line[len("diff --git ") :])
+            old, new = split_git_header(line[len("diff --git ") :])
         else:  # combined diff of a merge: one path
             path = line.split(" ", 2)[2] if line.count(" ") >= 2 else ""
             old, new = "a/" + path, "b/" + path
+            self.current.combined = True
         self.current.header_old, self.current.header_new = old, new
 
     def _extended_header(self, line: str) -> None:
         cur = self.current
         assert cur is not None
+        recognised = True
         if line.startswith("new file mode"):
             cur.is_new = True
         elif line.startswith("deleted file mode"):
@@ -264,17 +260,26 @@ class _Parser:
         elif line.startswith("GIT binary patch"):
             cur.binary = True
             self._skip_binary_payload()
+        elif line.startswith(_RECOGNISED_HEADERS):
+            index = _INDEX_RE.match(line)
+            cur.index_changed = cur.index_changed or (index is not None and _has_content(*index.groups()))
         else:
             match = _BINARY_RE.match(line)
+            recognised = match is not None
             if match:
                 cur.binary = True
-                old, new = _strip_prefix(unquote_path(match.group(1))), _strip_prefix(unquote_path(match.group(2)))
+                old = strip_prefix(unquote_path(match.group(1)))
+                new = strip_prefix(unquote_path(match.group(2)))
                 if cur.old_path is None and old is not None:
                     cur.old_path = old
                 if cur.new_path is None and new is not None:
                     cur.new_path = new
                 cur.is_new = cur.is_new or old is None
                 cur.is_deleted = cur.is_deleted or new is None
+        if recognised:
+            cur.header_lines += 1
+        else:
+            _count_stray(cur, line)
 
     def _skip_binary_payload(self) -> None:
         """Base85 lines of a GIT binary patch run until the next file header (or the end)."""
@@ -285,13 +290,14 @@ class _Parser:
             self.i += 1
 
     def _file_lines(self, minus: str, plus: str) -> None:
-        old = _strip_prefix(_file_line_path(minus[4:]))
-        new = _strip_prefix(_file_line_path(plus[4:]))
+        old = strip_prefix(file_line_path(minus[4:]))
+        new = strip_prefix(file_line_path(plus[4:]))
         if self.current is None or self.current.hunk_lines:
             # plain `diff -u` output has no `diff --git` line: each ---/+++ pair starts a file
             self._start_file()
         cur = self.current
         assert cur is not None
+        cur.file_lines = True
         if cur.old_path is None and not cur.rename and not cur.copy:
             cur.old_path = old
         if cur.new_path is None and not cur.rename and not cur.copy:
@@ -309,6 +315,8 @@ class _Parser:
         lines, n = self.lines, len(self.lines)
         self.i += 1
         if match is None:
+            if not cur.combined:
+                cur.problems.append("a hunk header that cannot be read")
             return
         old_left = int(match.group(2)) if match.group(2) is not None else 1
         new_left = int(match.group(4)) if match.group(4) is not None else 1
@@ -318,102 +326,62 @@ class _Parser:
         while self.i < n and (old_left > 0 or new_left > 0):
             line = lines[self.i]
             first = line[:1]
+            # a line the header has no room for ends the hunk: it is stray content, not counted
             if first == "+":
+                if new_left <= 0:
+                    break
                 adds += 1
                 new_left -= 1
             elif first == "-":
+                if old_left <= 0:
+                    break
                 dels += 1
                 old_left -= 1
             elif first == " " or line == "":
                 if line == "" and self.i == n - 1:
                     break  # the trailing newline of the text, not a blank context line
+                if old_left <= 0 or new_left <= 0:
+                    break
                 old_left -= 1
                 new_left -= 1
             elif first != "\\":
                 break  # malformed count: stop at the first line that cannot be hunk content
             out.append(line)
             self.i += 1
+        if old_left > 0 or new_left > 0:
+            missing = max(old_left, new_left)
+            if self.i >= n or (self.i == n - 1 and lines[self.i] == ""):
+                cur.problems.append(f"the input ends inside a hunk, {missing} lines short of what its header "
+                                    "says; anything after it is missing")
+            else:
+                cur.problems.append(f"a hunk is {missing} lines shorter than its header says")
         # "\ No newline at end of file" follows the last line it refers to
         while self.i < n and lines[self.i].startswith("\\"):
             out.append(lines[self.i])
             self.i += 1
+        cur.hunk_at_end = self.i >= n
         cur.additions += adds
         cur.deletions += dels
 
-    # ---- commits
 
-    def _git_show_commit(self) -> None:
-        lines, n = self.lines, len(self.lines)
-        sha = lines[self.i][7:].split(" ", 1)[0].strip()
-        author = ""
-        self.i += 1
-        while self.i < n and lines[self.i].strip():
-            line = lines[self.i]
-            if line.startswith("Author:"):
-                author = _author_name(line[len("Author:") :].strip())
-            self.i += 1
-        message: list[str] = []
-        while self.i < n:
-            line = lines[self.i]
-            if line.startswith("    "):
-                message.append(line[4:])
-            elif line.strip() == "":
-                message.append("")
-            else:
-                break
-            self.i += 1
-        self.commits.append(Commit(sha=sha, author=author, message="\n".join(message).strip()))
-
-    def _mbox_commit(self) -> None:
-        lines, n = self.lines, len(self.lines)
-        match = _MBOX_FROM_RE.match(lines[self.i])
-        sha = match.group(1) if match else ""
-        self.i += 1
-        headers: dict[str, str] = {}
-        last = ""
-        while self.i < n and lines[self.i].strip():
-            line = lines[self.i].rstrip("\r")
-            if line[:1] in (" ", "\t") and last:
-                headers[last] += " " + line.strip()
-            elif ":" in line:
-                key, _, value = line.partition(":")
-                last = key.strip().lower()
-                headers[last] = value.strip()
-            self.i += 1
-        body: list[str] = []
-        while self.i < n:
-            line = lines[self.i]
-            if line.rstrip("\r") == "---" or line.startswith("diff --git ") or _MBOX_FROM_RE.match(line):
-                break
-            body.append(line.rstrip("\r"))
-            self.i += 1
-        # skip the diffstat between "---" and the first file
-        while self.i < n and not lines[self.i].startswith(("diff --git ", "From ", "--- ")):
-            self.i += 1
-        subject = _SUBJECT_PREFIX_RE.sub("", _decode_mime(headers.get("subject", ""))).strip()
-        text = "\n".join(body).strip()
-        message = subject + ("\n\n" + text if text else "")
-        author = _author_name(_decode_mime(headers.get("from", "")))
-        self.commits.append(Commit(sha=sha, author=author, message=message))
+def _has_content(old: str, new: str) -> bool:
+    """An `index OLD..NEW` line of a change with text to show: the blobs differ and they are not just
+    "nothing" (all zeros, a new or deleted file) and the empty blob."""
+    if old == new:
+        return False
+    return not all(set(h) == {"0"} or _EMPTY_BLOB.startswith(h) for h in (old, new))
 
 
-def _looks_like_sha(token: str) -> bool:
-    return 7 <= len(token) <= 64 and all(c in "0123456789abcdef" for c in token)
-
-
-def _author_name(value: str) -> str:
-    match = _AUTHOR_RE.match(value)
-    return (match.group(1) if match else value).strip().strip('"')
-
-
-def _decode_mime(value: str) -> str:
-    """RFC 2047 headers (=?UTF-8?q?...?=) as format-patch writes non-ASCII names and subjects."""
-    if "=?" not in value:
-        return value
-    try:
-        return str(make_header(decode_header(value)))
-    except (ValueError, LookupError, UnicodeDecodeError):
-        return value
+def _count_stray(cur: _FileBuilder, line: str) -> None:
+    """Classify a line inside a file's section that is neither a header nor hunk content."""
+    if line in ("-- ", "--"):
+        cur.trailer = True  # format-patch signature: the git version follows
+    elif cur.trailer or cur.combined or not line.strip() or line.startswith(_PREAMBLE):
+        return
+    elif line[:1] in ("+", "-", " ") or line.startswith("@@"):
+        cur.stray_content += 1
+    else:
+        cur.stray_text += 1
 
 
 def _merge_same_paths(files: list[FileChange]) -> list[FileChange]:
@@ -452,6 +420,7 @@ def _merge_same_paths(files: list[FileChange]) -> list[FileChange]:
                 "deletions": first.deletions + change.deletions,
                 "patch": "\n".join(patches) if patches else None,
                 "binary": first.binary or change.binary,
+                "patch_incomplete": first.patch_incomplete or change.patch_incomplete,
             }
         )
     return list(merged.values())

@@ -4,7 +4,7 @@ become readworthy errors that name the fix (`github_errors`, in the spirit of ht
 (writes) import PyGithub; tests/unit/test_layout.py keeps it that way.
 
 Reads are not spaced (PyGithub's default 0.25 s per request would dominate a gather of a few
-requests); writes are spaced 0.5 s, GitHub's advice against secondary rate limits. Retries: a few,
+requests); writes are spaced 1 s, GitHub's advice against secondary rate limits. Retries: a few,
 for 5xx and rate limits, with every wait bounded (`BoundedRetry`): PyGithub would otherwise sleep
 until a primary rate limit resets (up to an hour) or for any Retry-After a server sends. GraphQL
 queries are reads and are retried; a GraphQL mutation or a REST POST (a comment create) is not
@@ -17,6 +17,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import github
@@ -36,8 +38,11 @@ from .queries import VIEWER_QUERY
 GitHub = github.Github
 GraphQLReader = Requester  # what graphql_reader() returns
 
-SECONDS_BETWEEN_WRITES = 0.5
+SECONDS_BETWEEN_WRITES = 1.0  # GitHub asks for at least 1 s between content-creating requests
 RETRIES = 3
+GRAPHQL_TRANSIENT_RETRIES = 2
+GRAPHQL_RETRY_PAUSE_S = 0.5
+_TRANSIENT_GRAPHQL_MARKERS = ("something went wrong", "timeout", "timed out", "try again")
 MAX_RATE_LIMIT_WAIT = 60.0  # seconds; a longer wait fails the run with a message instead of hanging the job
 
 
@@ -198,8 +203,27 @@ def _refusal(exc: github.GithubException, what: str, permission: str) -> Publish
                         transient=exc.status >= 500)
 
 
+@dataclass(frozen=True)
+class RateLeft:
+    """GitHub's hourly REST budget as the last answer reported it (`X-RateLimit-*`). The workflow
+    token's budget is shared by every job in the repository, so this is a reading, not a promise."""
+
+    remaining: int | None  # None: no answer has said yet
+    limit: int | None
+    reset_at: datetime | None
+
+
+def rate_left(gh: github.Github) -> RateLeft:
+    """What the last REST answer said is left; costs no request (PyGithub keeps the headers).
+    GraphQL reads go through graphql_reader()'s own requester, so they do not blur the REST reading."""
+    remaining, limit = gh.requester.rate_limiting
+    reset = gh.requester.rate_limiting_resettime
+    return RateLeft(remaining if remaining >= 0 else None, limit if limit >= 0 else None,
+                    datetime.fromtimestamp(reset, UTC) if reset else None)
+
+
 def graphql_reader(gh: github.Github) -> Requester:
-    """A requester for GraphQL *reads*: PyGithub spaces every POST as a write (0.5 s each), which
+    """A requester for GraphQL *reads*: PyGithub spaces every POST as a write (1 s each), which
     would make a 3-request gather take a second; queries are reads, so this one does not wait."""
     return Requester(**(gh.requester.kwargs | {"seconds_between_writes": 0, "seconds_between_requests": 0}))
 
@@ -210,16 +234,23 @@ def graphql(
     """(data, not-found errors). Any other GraphQL error raises: a partial answer would mislead.
 
     `client`: a Github (its requester spaces every POST as a write: right for mutations) or a
-    graphql_reader(gh) for queries, which need no spacing.
+    graphql_reader(gh) for queries, which need no spacing. A query that GitHub answers with only a
+    transient error ("Something went wrong while executing your query", HTTP 200 and no data) is
+    asked again, at most GRAPHQL_TRANSIENT_RETRIES times; a mutation never is (it may have landed).
     """
     reader = client.requester if isinstance(client, github.Github) else client
-    if query.lstrip().startswith("mutation"):
+    mutation = query.lstrip().startswith("mutation")
+    if mutation:
         # A mutation may have landed even when its answer was lost (timeout, 5xx): never repeat it blindly.
         reader = Requester(**(reader.kwargs | {"retry": BoundedRetry(total=0)}))
-    with github_errors(doing, api_url=settings.graphql_url):
-        _, body = reader.requestJsonAndCheck(
-            "POST", settings.graphql_url, input={"query": query, "variables": variables}
-        )
+    for attempt in range(GRAPHQL_TRANSIENT_RETRIES + 1):
+        with github_errors(doing, api_url=settings.graphql_url):
+            _, body = reader.requestJsonAndCheck(
+                "POST", settings.graphql_url, input={"query": query, "variables": variables}
+            )
+        if mutation or attempt == GRAPHQL_TRANSIENT_RETRIES or not _transient_graphql_answer(body):
+            break
+        time.sleep(GRAPHQL_RETRY_PAUSE_S * (attempt + 1))
     if not isinstance(body, dict) or not isinstance(body.get("data"), dict | None) or (
             body.get("data") is None and not body.get("errors")):
         # PyGithub wraps a non-JSON answer as {"data": "<html>..."}: a proxy or login page, not GitHub.
@@ -233,9 +264,24 @@ def graphql(
             # GraphQL reports its rate limit as HTTP 200 with an error: not a configuration problem.
             raise GitHubError(f"GitHub rate limit hit while {doing} (GraphQL: {detail}): wait for the reset, "
                               "or use a token with a higher limit.")
+        if _transient_graphql_answer(body):
+            raise GitHubError(f"GitHub's GraphQL API kept failing on its side while {doing} ({detail}); "
+                              "re-run the job.")
         raise GitHubError(f"GitHub's GraphQL API refused the query for {doing}: {detail}. "
                           f"Check GITHUB_GRAPHQL_URL ({settings.graphql_url}) points at the same GitHub.")
     return body.get("data") or {}, errors
+
+
+def _transient_graphql_answer(body: Any) -> bool:
+    """No data and only errors of GitHub's own making (not a bad query, not a missing object)."""
+    if not isinstance(body, dict) or body.get("data") is not None:
+        return False
+    errors = [e for e in body.get("errors") or [] if isinstance(e, dict)]
+    return bool(errors) and all(
+        any(marker in str(e.get("message", "")).lower() for marker in _TRANSIENT_GRAPHQL_MARKERS)
+        or e.get("type") in ("INTERNAL", "SERVICE_UNAVAILABLE", "TIMEOUT")
+        for e in errors
+    )
 
 
 def own_login(gh: github.Github, settings: Settings) -> str:

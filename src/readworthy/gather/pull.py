@@ -1,4 +1,4 @@
-"""gather: one pull request from GitHub -> PRContext. The only GitHub reader.
+"""gather: one pull request from GitHub -> PRContext (GraphQL through github_api, files through rest).
 
 Requests for a typical PR (<=100 files, <=100 comments): three.
   1. GraphQL: metadata, commits, conversation, reviews, review threads, closing issues (with their
@@ -89,6 +89,7 @@ def gather_pr(gh: GitHub, repo: str, number: int, settings: Settings) -> PRConte
         body=body,
         author=author,
         author_is_bot=author_is_bot,
+        author_association=str(pr.get("authorAssociation") or ""),
         url=str(pr.get("url") or ""),
         state="closed" if state == "merged" else state,
         draft=bool(pr.get("isDraft")),

@@ -1,4 +1,4 @@
-"""GraphQL query text for gather.py. Every query here is validated against GitHub's real schema in tests.
+"""GraphQL query text for gather/pull.py. Every query here is validated against GitHub's real schema in tests.
 
 One query fetches a PR's metadata, commits, conversation, reviews, review threads, closing issues,
 cross-references and the base branch's CODEOWNERS; a follow-up query pages whatever did not fit; a
@@ -47,7 +47,7 @@ PULL_REQUEST_QUERY = f"""
 query ReadworthyPullRequest($owner: String!, $name: String!, $number: Int!) {{
   repository(owner: $owner, name: $name) {{
     pullRequest(number: $number) {{
-      number title body url state isDraft locked merged mergedAt createdAt
+      number title body url state isDraft locked merged mergedAt createdAt authorAssociation
       author {_ACTOR}
       baseRefName headRefName baseRefOid headRefOid
       additions deletions changedFiles

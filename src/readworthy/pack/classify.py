@@ -283,19 +283,20 @@ _C = (
                r"\((?:\s*$|\s*(?:void\s*)?\)\s*(?:const\s*)?(?:\{.*)?$|\s*(?:const\s+)?[A-Za-z_][\w:<>,]*[\s*&]+[A-Za-z_]\w*[^;]*$)"),
 )
 _PROTO = (re.compile(r"^\s*(?:message|service|rpc|enum)\s+(?P<name>[A-Za-z_]\w*)"),)
-# Build and CI code carries designs too (a cache keyed on its inputs, a stage others copy): its
-# functions, stages, targets and blocks are definitions like any other.
+# Build and CI code carries designs too (a cache keyed on its inputs, a stage others copy): shell
+# functions, Dockerfile stages, HCL (bake, Terraform) blocks, CMake and Make targets are definitions.
+# Not in _ALL: `name() {` or `FROM x AS y` would be false positives in other languages.
 _SHELL = (
-    re.compile(r"^\s*(?:function\s+)?(?P<name>[A-Za-z_][\w:.-]*)\s*\(\)\s*(?:\{.*)?$"),
-    re.compile(r"^\s*function\s+(?P<name>[A-Za-z_][\w:.-]*)\s*(?:\{.*)?$"),
+    re.compile(r"^\s*function\s+(?P<name>[A-Za-z_]\w*)"),
+    re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*\(\s*\)\s*\{?\s*$"),
 )
-_DOCKER = (re.compile(r"^FROM\s+(?:--\S+\s+)*\S+\s+AS\s+(?P<name>[\w.${}-]+)\s*$", re.IGNORECASE),)
-_HCL = (  # Terraform / docker buildx bake / Nomad blocks: kind "name" {
-    re.compile(r'^\s*(?:target|group|function|variable|resource|data|module|output|job|task|provider)\s+'
-               r'(?:"[^"]*"\s+)?"(?P<name>[^"]+)"\s*\{'),
+_DOCKER = (re.compile(r"^\s*FROM\s+(?:--\S+\s+)*\S+\s+AS\s+(?P<name>[A-Za-z_][\w.-]*)\s*$", re.IGNORECASE),)
+_HCL = (  # kind "name" {, or resource "type" "name" {
+    re.compile(r'^\s*(?:target|function|variable|group|resource|data|module|output|job|task|provider)\s+'
+               r'(?:"[^"]*"\s+)?"(?P<name>[A-Za-z_][\w-]*)"'),
 )
 _CMAKE = (
-    re.compile(r"^\s*(?:function|macro|add_library|add_executable|add_custom_target)\s*\(\s*(?P<name>[\w.${}-]+)",
+    re.compile(r"^\s*(?:function|macro|add_library|add_executable|add_custom_target)\s*\(\s*(?P<name>[A-Za-z_][\w.-]*)",
                re.IGNORECASE),
 )
 _MAKE = (re.compile(r"^(?P<name>[A-Za-z_][\w.-]*)\s*:(?![=:])"),)
@@ -315,7 +316,7 @@ _PATTERNS_BY_EXT: Mapping[str, tuple[re.Pattern[str], ...]] = {
 }
 # Files whose name, not extension, gives the language (Dockerfile.rocm is a Dockerfile)
 _PATTERNS_BY_NAME: tuple[tuple[re.Pattern[str], tuple[re.Pattern[str], ...]], ...] = (
-    (re.compile(r"(?:Dockerfile|Containerfile)(?:\..*)?", re.IGNORECASE), _DOCKER),
+    (re.compile(r"(?:Dockerfile|Containerfile)(?:[._-].*)?", re.IGNORECASE), _DOCKER),
     (re.compile(r"CMakeLists\.txt"), _CMAKE),
     (re.compile(r"(?:GNU)?[Mm]akefile"), _MAKE),
 )
@@ -347,9 +348,9 @@ _CANDIDATES: Mapping[tuple[re.Pattern[str], ...], re.Pattern[str]] = {
     _JS: re.compile(r"^\+[^\n]*(?:\b(?:function|class|interface|enum)\b|=>)[^\n]*", re.MULTILINE),
     _C: re.compile(r"^\+[^\n;]*(?:\(|\b(?:class|struct|union|enum)\b)[^\n;]*$", re.MULTILINE),
     _PROTO: re.compile(r"^\+[ \t]*(?:message|service|rpc|enum)[ \t][^\n]*", re.MULTILINE),
-    _SHELL: re.compile(r"^\+[^\n]*(?:\(\)|\bfunction[ \t])[^\n]*", re.MULTILINE),
-    _DOCKER: re.compile(r"^\+FROM[ \t][^\n]*", re.MULTILINE | re.IGNORECASE),
-    _HCL: re.compile(r'^\+[ \t]*[a-z]+[ \t]+"[^\n]*\{[^\n]*', re.MULTILINE),
+    _SHELL: re.compile(r"^\+[^\n]*(?:\(\s*\)|\bfunction\b)[^\n]*", re.MULTILINE),
+    _DOCKER: re.compile(r"^\+[ \t]*FROM[ \t][^\n]*", re.MULTILINE | re.IGNORECASE),
+    _HCL: re.compile(r'^\+[ \t]*[a-z]+[ \t]+"[^\n]*', re.MULTILINE),
     _CMAKE: re.compile(r"^\+[ \t]*(?:function|macro|add_)[^\n]*", re.MULTILINE | re.IGNORECASE),
     _MAKE: re.compile(r"^\+[A-Za-z_][^\n]*:[^\n]*", re.MULTILINE),
 }

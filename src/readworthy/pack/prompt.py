@@ -64,6 +64,7 @@ REPLY_PRIMING_TOKENS = 3  # the assistant reply header every request carries
 SECTION_SLACK_TOKENS = 4  # per section: token merges at the fence boundaries
 MIN_CONTENT_TOKENS = 200  # below this the PR material cannot be described at all
 OMITTED_LIST_MAX = 100  # Coverage.omitted keeps at most this many paths
+INCOMPLETE_LIST_MAX = 20  # Coverage.incomplete_patches keeps at most this many paths
 
 
 def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None = None) -> Prompt:
@@ -82,7 +83,7 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
     if room < MIN_CONTENT_TOKENS:
         raise ConfigError(
             f"budget {settings.budget} leaves {max(room, 0)} tokens for the PR after the {fixed}-token "
-            f"instructions; raise the budget to at least {fixed + SECTION_SLACK_TOKENS * len(SECTIONS) + 1000}"
+            f"instructions; raise the budget to at least {minimum_budget(fixed)}"
         )
     ignore = frozenset(a.lower() for a in settings.repo_config.ignore_authors)
     renderer = _Renderer(clean, ranked, ignore, counter)
@@ -115,6 +116,12 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
         input_hash=input_hash(clean, settings),
         material=clean,
     )
+
+
+def minimum_budget(fixed: int) -> int:
+    """The smallest budget that packs at all, given the fixed instructions' tokens: the number the error
+    names must be one that works."""
+    return fixed + SECTION_SLACK_TOKENS * len(SECTIONS) + MIN_CONTENT_TOKENS
 
 
 def messages_tokens(messages: list[Message], counter: TokenCounter) -> int:
@@ -318,11 +325,16 @@ def _coverage(
         partial = frozenset(p for p in partial if p in diff_text) - full
     omitted = [r.change.path for r in ranked if r.change.path not in full and r.change.path not in partial]
     missing = max(0, original.changed_files - len(original.files))
+    # gather/diffparse.py flags a diff that is cut off or damaged: the guide then rests on a fragment,
+    # and the analyzer and the comment must say so.
+    incomplete = [f.path for f in original.files if f.patch_incomplete]
     notes = []
     if len(omitted) > OMITTED_LIST_MAX:
         notes.append(f"omitted list truncated: {len(omitted) - OMITTED_LIST_MAX} more paths")
     if missing:
         notes.append(f"{missing} files beyond the GitHub files API cap were not seen")
+    if len(incomplete) > INCOMPLETE_LIST_MAX:
+        notes.append(f"{len(incomplete) - INCOMPLETE_LIST_MAX} more files with an incomplete patch")
     return Coverage(
         files_total=max(len(original.files), original.changed_files),
         files_full=len(full),
@@ -332,5 +344,6 @@ def _coverage(
         secrets_redacted=secrets,
         linked_issues=items.get("linked_issues", 0) if "linked_issues" in sections else 0,
         review_comments=items.get("discussion", 0) if "discussion" in sections else 0,
+        incomplete_patches=incomplete[:INCOMPLETE_LIST_MAX],
         notes=notes,
     )

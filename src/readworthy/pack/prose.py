@@ -1,6 +1,6 @@
 """The prose sections of the prompt: PR, commits, linked issues, discussion.
 
-Input here is already cleaned (sanitize.clean_prose) and redacted (redact.redact_secrets) by pack.py.
+Input here is already cleaned (sanitize.clean_prose) and redacted (redact.redact_secrets) by material.py.
 Each function renders its section into at most `limit` tokens; when the full text does not fit,
 the parts a reader needs most go first (see each function).
 """
@@ -19,6 +19,7 @@ _PR_NUMBER_SUFFIX_RE = re.compile(r"\s*\(#\d+\)\s*$")
 # Long single comments are cut so one wall of logs cannot take the whole section.
 MAX_COMMENT_TOKENS = 400
 MAX_ISSUE_BODY_TOKENS = 900
+MAX_INCOMPLETE_NAMED = 5  # files named in the "Patch incomplete" line; the comment lists them too
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,13 @@ def render_pr(ctx: PRContext, limit: int, counter: TokenCounter) -> str:
         facts.append("labels: " + ", ".join(ctx.labels))
     if facts:
         meta.append(" | ".join(facts))
+    incomplete = [f.path for f in ctx.files if f.patch_incomplete]
+    if incomplete:
+        shown = ", ".join(incomplete[:MAX_INCOMPLETE_NAMED])
+        if len(incomplete) > MAX_INCOMPLETE_NAMED:
+            shown += " and more"
+        meta.append(f"Patch incomplete: the diff of {shown} is cut off or damaged; only part of the change "
+                    "is visible.")
     related = [_related_line(item) for item in ctx.related]
     if related:
         meta.append("Mentioned or cross-referenced:\n" + "\n".join(related))

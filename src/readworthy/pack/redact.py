@@ -2,7 +2,9 @@
 
 Known token shapes (cloud keys, GitHub/OpenAI/Slack tokens, private key blocks) are replaced
 wherever they appear; values assigned to secret-sounding names (*_KEY, *_TOKEN, *_SECRET,
-PASSWORD ...) are replaced when they look random enough to be real. A fixed `[REDACTED:<kind>]`
+PASSWORD ...) are replaced when they look random enough to be real, and not when they read as code:
+a name built of words (`kFp8StaticTensorSym`, `tool_message_v2_content`, `Ed25519PrivateKey`), a type
+(`BTreeMap<u32, Token>`), a format template, a message about passwords. A fixed `[REDACTED:<kind>]`
 stands in, so the model still sees that something was there, and the count goes to the coverage
 footer ("2 secrets redacted").
 """
@@ -13,6 +15,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
+
+from .identifiers import reads_as_identifier
 
 # Known shapes. Group names are the kinds shown in the replacement.
 _TOKEN_RE = re.compile(
@@ -42,6 +46,7 @@ _PRIVATE_KEY_RE = re.compile(
     r"-----BEGIN (?P<label>[A-Z0-9 ]*?)PRIVATE KEY( BLOCK)?-----"
     r"(?:[\s\S]*?-----END (?P=label)PRIVATE KEY( BLOCK)?-----|(?:(?:\\n|\s|[+\- ])*[A-Za-z0-9+/=]{8,})*)"
 )
+_KEY_MATERIAL_RE = re.compile(r"[A-Za-z0-9+/]{16,}")
 # NAME = value, NAME: value, "name": "value", --name value; the name says it is a secret.
 _ASSIGNMENT_RE = re.compile(
     r"""(?P<name>\b[A-Za-z0-9_.\-]*?(?:api[_\-]?key|access[_\-]?key|secret|token|passw(?:or)?d|passwd|pwd|"""
@@ -52,11 +57,15 @@ _ASSIGNMENT_RE = re.compile(
 )
 _PLACEHOLDER_RE = re.compile(
     r"REDACTED|x{4,}|\*{3,}|\.{3}|<[^>]*>|\$\{|\{\{|%\(|your[_\-]|example|dummy|placeholder|changeme|"
+    r"abc123|123456|"
     r"^\$\w+$|^(?:none|null|true|false|nil|undefined|required|optional|string|str|bytes|int)$",
     re.IGNORECASE,
 )
 _CODE_REFERENCE_RE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(.*|\[.*)?$")
 _PASSWORD_NAME_RE = re.compile(r"passw(?:or)?d|passwd|pwd", re.IGNORECASE)
+_PASSWORD_WORD_RE = re.compile(r"passw|kennwort|contrase|mot de passe", re.IGNORECASE)
+# `{}`, `{name}`, `%s`: a format template the code fills in, not a value
+_TEMPLATE_RE = re.compile(r"\{\w*\}|%[sd]")
 
 
 # Substrings every match of _TOKEN_RE / _ASSIGNMENT_RE contains. Scanning for them with str.find
@@ -76,6 +85,8 @@ def redact_secrets(text: str) -> tuple[str, int]:
 
     def _private_key(match: re.Match[str]) -> str:
         nonlocal count
+        if not _KEY_MATERIAL_RE.search(match.group(0), match.group(0).find("-----", 5)):
+            return match.group(0)  # the marker alone, as code that parses PEM names it: nothing secret
         count += 1
         return "[REDACTED:private_key]"
 
@@ -130,18 +141,26 @@ def _sub_on_candidate_lines(
 
 
 def _looks_secret(name: str, value: str, *, quoted: bool, sep: str) -> bool:
-    if _PLACEHOLDER_RE.search(value):
+    if _PLACEHOLDER_RE.search(value) or _TEMPLATE_RE.search(value):
         return False
     if not sep.strip() and not quoted:
         return False  # "token value" in prose: too ambiguous without an = or :
-    if not quoted and _CODE_REFERENCE_RE.match(value) and not _mixed(value):
-        return False  # api_key = args.api_key, token: get_token()
+    if not quoted and _CODE_REFERENCE_RE.match(value) and (
+        not _mixed(value) or "[" in value or ("." in value and reads_as_identifier(value.rsplit(".", 1)[1]))
+    ):
+        return False  # api_key = args.api_key, key = keys[3], public_key: x25519.X25519PublicKey
+    if not quoted and ("<" in value or ">" in value):
+        return False  # a type: id_to_token: BTreeMap<u32, Token>
     if "(" in value or value.startswith(("http://", "https://", "/", "./", "~")):
         return False
     if _PASSWORD_NAME_RE.search(name) and quoted and len(value) >= 6:
-        return True  # any literal password is one too many, spaces and all
+        # any literal password is one too many, spaces and all; a label or message about one is not
+        return not (_PASSWORD_WORD_RE.search(value) and (" " in value or reads_as_identifier(value)
+                                                           or value.isalpha()))
     if " " in value:
         return False  # a sentence, not a key
+    if reads_as_identifier(value):
+        return False  # kFp8StaticTensorSym, model.layers.0.mlp, Ed25519PrivateKey
     return len(value) >= 12 and _mixed(value) and shannon_entropy(value) >= 3.3
 
 

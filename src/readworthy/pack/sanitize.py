@@ -2,7 +2,8 @@
 
 Anyone who can open a PR can hide text from human readers that a model would still read:
 HTML comments, invisible and bidi control characters, elements hidden with `hidden` or
-`display:none`, attributes (alt/title/data-*), image alt text, entity-encoded characters. We keep
+`display:none`, attributes (alt/title/data-*), image alt text, Markdown link titles (shown only on
+hover), entity-encoded characters. We keep
 what a person sees on GitHub and drop the rest. Copies of our own previous comment are removed too,
 so the model does not grade its own earlier output.
 """
@@ -39,7 +40,24 @@ _INVISIBLE_ELEMENT_RE = re.compile(
 )
 _HTML_IMAGE_RE = re.compile(r"<(?:img|picture|image)\b[^>]*>", re.IGNORECASE)
 _MD_IMAGE_RE = re.compile(r"!\[(?:[^\]\\]|\\.)*\](?:\([^)]*\)|\[[^\]]*\])")
-_MD_REF_DEF_RE = re.compile(r"^ {0,3}\[[^\]]+\]:\s+\S+(?:\s+[\"'(].*[\"')])?\s*$", re.MULTILINE)
+# A link title: "…", '…' or (…); it may run over several lines, but not over a blank one.
+_TITLE = (
+    r"""(?:"(?:[^"\\\n]|\\.|\n(?![ \t]*\n))*"|'(?:[^'\\\n]|\\.|\n(?![ \t]*\n))*'"""
+    r"""|\((?:[^()\\\n]|\\.|\n(?![ \t]*\n))*\))"""
+)
+# [text](destination "title"): the destination may be <bracketed> or hold balanced parentheses.
+_MD_LINK_TITLE_RE = re.compile(
+    r"(?P<link>\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\([ \t]*\n?[ \t]*"
+    r"(?:<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*))"
+    r"(?:[ \t]*\n[ \t]*|[ \t]+)" + _TITLE + r"[ \t]*\n?[ \t]*\)"
+)
+# A reference definition renders as nothing, its title included, even when the destination or the
+# title stands on the next line.
+_MD_REF_DEF_RE = re.compile(
+    r"^ {0,3}\[(?:[^\[\]\\]|\\.)+\]:[ \t]*\n?[ \t]*(?:<[^<>\n]*>|\S+)"
+    r"(?:[ \t]*\n?[ \t]*" + _TITLE + r")?[ \t]*$",
+    re.MULTILINE,
+)
 _KEPT_TAG_RE = re.compile(r"<(/?)(details|summary)\b[^>]*>", re.IGNORECASE)
 _ANY_TAG_RE = re.compile(r"</?[a-zA-Z][\w-]*(?:\s[^<>]*)?/?>")
 _BLANK_RUNS_RE = re.compile(r"\n{3,}")
@@ -58,6 +76,7 @@ def clean_prose(text: str) -> str:
     text = _HTML_IMAGE_RE.sub("[image]", text)
     text = _MD_IMAGE_RE.sub("[image]", text)
     text = _MD_REF_DEF_RE.sub("", text)  # reference definitions render as nothing
+    text = _MD_LINK_TITLE_RE.sub(lambda m: m.group("link") + ")", text)  # the hover title, not the link
     text = _KEPT_TAG_RE.sub(lambda m: f"<{m.group(1)}{m.group(2).lower()}>", text)
     text = _ANY_TAG_RE.sub(lambda m: m.group(0) if _is_kept(m.group(0)) else "", text)
     # entities last: `&lt;!-- x --&gt;` was visible text on GitHub and stays visible text here

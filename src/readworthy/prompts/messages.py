@@ -13,7 +13,7 @@ A repository's own taste (`.github/readworthy.yml` `taste`, rendered and bounded
 goes into the system message after the default rubric, fenced the same way: the token is derived
 from it too and occurs in it nowhere.
 
-Interface used by pack.py: build_messages(sections, language, taste="") -> list[Message].
+Interface used by pack/prompt.py: build_messages(sections, language, taste="") -> list[Message].
 Bump PROMPT_VERSION whenever a template or the field guide changes: it goes into
 the comment state, so stored analyses made with an older prompt can be told apart.
 """

@@ -37,6 +37,7 @@ MAX_OMITTED_NAMES = 10
 _LIMITS = {
     "headline": 200,
     "reason": 400,
+    "fallback": 600,  # why the model was not used, and what to set: both must survive
     "audience": 300,
     "title": 160,
     "explanation": 900,
@@ -125,13 +126,16 @@ def host_of(url: str) -> str:
 
 
 def _omitted(report: Report, text: dict[str, Any]) -> str:
-    names = report.coverage.omitted
+    return _path_list(report.coverage.omitted, text)
+
+
+def _path_list(names: list[str], text: dict[str, Any]) -> str:
     shown = [sm.code(p, 120) for p in names[:MAX_OMITTED_NAMES]]
     shown = [s for s in shown if s]
     rest = len(names) - MAX_OMITTED_NAMES
-    joined = ", ".join(shown)
-    if rest > 0:
-        joined += " " + text["and_more"].format(n=rest)
+    joined = str(text["list_sep"]).join(shown)
+    if rest > 0:  # "a, b and 3 more" / "a、b 等 5 个文件"
+        joined += " " + text["and_more"].format(n=rest, total=len(names))
     return joined
 
 
@@ -167,7 +171,10 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
         "verdict_word": verdict_word(digest.verdict, lang),
         "headline": prose(digest.headline, "headline") or prose(report.title, "headline"),
         "analyzer": report.analyzer,
-        "fallback_reason": prose(report.fallback_reason, "reason"),
+        "fallback_reason": prose(report.fallback_reason, "fallback"),
+        "model_withheld": prose(report.model_withheld, "fallback"),
+        "run_from": report.run_from,
+        "calls": report.usage.model_calls,
         "audience": text["list_sep"].join(a for a in audience if a) if detail.reading else "",
         "reason": prose(digest.reason, "reason"),
         "decisions": decisions,
@@ -177,10 +184,13 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
         "open_items": _nonempty(prose(x, "open") for x in digest.open_items[:5]) if detail.open else [],
         "related": ", ".join(f"#{n}" for n in related) if detail.related else "",
         "trimmed": text["list_sep"].join(text["parts"][p] for p in trimmed),
+        # never trimmed: a guide written from a fragment of the diff must say so
+        "incomplete": _path_list(cov.incomplete_patches, text),
         "cov": {
             "files_total": cov.files_total,
             "files_seen": seen,
             "name_only": cov.files_name_only,
+            "incomplete": len(cov.incomplete_patches),
             "omitted": _omitted(report, text) if detail.omitted and cov.omitted else "",
             "secrets": cov.secrets_redacted,
             "linked_issues": cov.linked_issues,

@@ -1,0 +1,185 @@
+"""One chat-completion request, retried on transient faults, inside the model step's wall-clock bound.
+
+    deadline = Deadline(settings.model_timeout)      # `model-timeout`: every attempt, wait and repair turn
+    response = send(client, kwargs, deadline, retries, on_attempt)
+
+Retried, at most `retries` more times and only while the wait fits in the time left: 408, 409, 5xx,
+connection errors, a connect timeout, and a 429 whose Retry-After is short. Never retried:
+- other 4xx (400, 401, 403, 404, 413, 422): configuration errors or the request's shape; they are
+  raised unchanged for the caller to adapt to or explain;
+- a 429 for a spent day quota (`x-ratelimit-type: ...ByDay`, GitHub Models) or with a Retry-After
+  longer than MAX_RATE_WAIT_S or than the time left: waiting it out would hold the run for hours;
+- an answer marked `x-should-retry: false`.
+A spent day quota is remembered for the rest of the process (per endpoint and model), so the other
+PRs of an `all-open` run or a digest do not ask again.
+Each attempt may use all the time left, but connecting at most CONNECT_TIMEOUT_S, so an unreachable
+host fails in seconds. The openai client itself is built with max_retries=0 (client.py).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import math
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+log = logging.getLogger("readworthy.analyze.attempts")
+
+CONNECT_TIMEOUT_S = 10.0
+MAX_RATE_WAIT_S = 60.0  # a Retry-After beyond this is a quota, not a blip: fall back now
+BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)
+MIN_ATTEMPT_S = 0.2  # less time than this left: another attempt could not finish
+_RETRIED_STATUS = frozenset({408, 409, 429})
+# (base URL, model) -> monotonic time until which the day quota is known to be spent
+_spent_quota: dict[tuple[str, str], float] = {}
+_spent_lock = threading.Lock()
+
+
+class Deadline:
+    """A wall-clock bound, read with a monotonic clock."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return max(0.0, self._end - time.monotonic())
+
+
+@dataclass
+class GaveUp(Exception):
+    """No usable answer within the rules above. `why` is one of:
+    "exhausted" (retries used up), "deadline" (the bound ran out), "day-quota", "long-wait"."""
+
+    why: str
+    error: openai.APIError | None
+    attempts: int
+    wait: float | None = None  # the Retry-After that was not waited, in seconds
+
+
+def retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds the server asks us to wait (Retry-After-Ms, Retry-After in seconds or as an HTTP date)."""
+    if not headers:
+        return None
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / divisor
+        except ValueError:
+            parsed = email.utils.parsedate_tz(value) if divisor == 1.0 else None
+            if parsed is None:
+                continue
+            seconds = email.utils.mktime_tz(parsed) - time.time()
+        if math.isfinite(seconds):
+            return max(0.0, seconds)
+        return math.inf
+    return None
+
+
+def is_day_quota(headers: Mapping[str, str] | None) -> bool:
+    """GitHub Models' spent daily quota: `x-ratelimit-type: UserByModelByDay` (and its kin)."""
+    kind = (headers or {}).get("x-ratelimit-type", "")
+    return "byday" in kind.replace("-", "").replace("_", "").lower()
+
+
+def _headers(exc: openai.APIStatusError) -> Mapping[str, str]:
+    try:
+        return exc.response.headers
+    except AttributeError:
+        return {}
+
+
+def _attempt_timeout(left: float) -> openai.Timeout:
+    return openai.Timeout(left, connect=min(CONNECT_TIMEOUT_S, left))
+
+
+def send(
+    client: openai.OpenAI,
+    kwargs: dict[str, Any],
+    deadline: Deadline,
+    retries: int,
+    on_attempt: Callable[[], None],
+) -> Any:
+    """The chat completion for `kwargs`, or GaveUp / the endpoint's own 4xx error (see the module doc)."""
+    quota_key = (str(client.base_url), str(kwargs.get("model", "")))
+    with _spent_lock:
+        until = _spent_quota.get(quota_key, 0.0)
+    if until > time.monotonic():  # an earlier PR of this run met the spent quota: do not ask again
+        raise GaveUp("day-quota", None, 0, until - time.monotonic())
+    failures = 0
+    last: openai.APIError | None = None
+    while True:
+        left = deadline.left()
+        if left < MIN_ATTEMPT_S:
+            raise GaveUp("deadline", last, failures)
+        on_attempt()
+        try:
+            return client.chat.completions.create(**kwargs, timeout=_attempt_timeout(left))
+        except openai.APIStatusError as exc:
+            last = exc
+            try:
+                wait = _wait_for_status(exc, failures, deadline)
+            except GaveUp as gave_up:
+                if gave_up.why == "day-quota":
+                    _remember_spent_quota(quota_key, gave_up.wait)
+                raise
+        except openai.APITimeoutError as exc:
+            last = exc
+            if deadline.left() < MIN_ATTEMPT_S:
+                raise GaveUp("deadline", exc, failures + 1) from None
+            wait = _backoff(failures)
+        except openai.APIConnectionError as exc:
+            last = exc
+            wait = _backoff(failures)
+        failures += 1
+        if failures > retries:
+            raise GaveUp("exhausted", last, failures) from None
+        if wait + MIN_ATTEMPT_S > deadline.left():
+            raise GaveUp("deadline", last, failures, wait) from None
+        log.info("model endpoint: %s; attempt %d of %d in %.1fs", _short(last), failures + 1, retries + 1, wait)
+        time.sleep(wait)
+
+
+def _remember_spent_quota(key: tuple[str, str], wait: float | None) -> None:
+    seconds = wait if wait is not None and math.isfinite(wait) else 3_600.0
+    with _spent_lock:
+        _spent_quota[key] = time.monotonic() + seconds
+
+
+def _wait_for_status(exc: openai.APIStatusError, failures: int, deadline: Deadline) -> float:
+    """How long to wait before retrying this answer; raises when it must not be retried."""
+    headers = _headers(exc)
+    status = exc.status_code
+    if status not in _RETRIED_STATUS and status < 500:
+        raise exc  # a configuration error or the request's shape: the caller adapts or explains
+    if headers.get("x-should-retry", "").lower() == "false":
+        raise GaveUp("exhausted", exc, failures + 1) from None
+    asked = retry_after(headers)
+    if status == 429:
+        if is_day_quota(headers):
+            raise GaveUp("day-quota", exc, failures + 1, asked) from None
+        if asked is not None and (asked > MAX_RATE_WAIT_S or asked + MIN_ATTEMPT_S > deadline.left()):
+            raise GaveUp("long-wait", exc, failures + 1, asked) from None
+    if asked is not None and asked <= MAX_RATE_WAIT_S:
+        return asked  # the server said how long; no jitter on top
+    return _backoff(failures)
+
+
+def _backoff(failures: int) -> float:
+    """Exponential, with up to 25% taken off so that many runs retrying together spread out."""
+    return BACKOFF_S[min(failures, len(BACKOFF_S) - 1)] * (1 - 0.25 * random.random())
+
+
+def _short(exc: openai.APIError | None) -> str:
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}"
+    return type(exc).__name__ if exc is not None else "no answer"

@@ -1,0 +1,114 @@
+"""The centre of a PR: which new or changed definitions the rest of the diff depends on.
+
+A definition ranks high when other changed files use its name in their added lines (a caller, an
+import, a binding), when the new tests exercise it, when it is a kernel entry point (`__global__`,
+a jitted `*_kernel`) or a public type, and, less, by the size of its body. Helpers, dunder methods
+and tests rank low; tests are listed apart, as what to read after the definition they exercise.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .definitions import Definition
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+# Names too generic to count as a reference to one definition when they appear elsewhere.
+GENERIC_NAMES = frozenset({"forward", "apply", "run", "main", "call", "get", "set", "init", "build", "create", "update",
+                      "setup", "process", "reset", "load", "save", "start", "stop", "close", "open", "name", "type",
+                      "make", "parse", "check", "test", "fixture", "wrapper", "inner", "helper", "default", "result",
+                      "value", "config", "data", "impl", "new", "from", "into", "drop", "clone", "fmt", "next",
+                      "model", "layer", "layers", "weight", "weights", "state", "output", "input", "cache", "module",
+                      "device", "dtype", "shape", "size", "args", "kwargs", "params", "logger", "items", "keys",
+                      "values", "length", "count", "index", "key", "path", "file", "mode", "kind", "info", "error",
+                      "kernel", "launch", "execute", "handle", "compute", "prepare", "finish", "flush"})
+
+POINTS = {
+    "caller_file": 4.0,  # per other changed (non-test) file that uses the name, up to CALLER_FILES_MAX
+    "test_file": 3.0,  # per test file that uses it, up to TEST_FILES_MAX
+    "same_file_use": 1.5,  # per other changed definition in its own file that uses it, up to SAME_FILE_MAX
+    "size": 2.5,  # times log2(added lines + 1)
+    "kernel_entry": 15.0,
+    "kernel_helper": 3.0,
+    "public_type": 6.0,
+    "public": 2.0,
+    "new": 2.0,
+    "has_doc": 2.0,
+    "generic_or_dunder": -8.0,
+}
+CALLER_FILES_MAX, TEST_FILES_MAX, SAME_FILE_MAX = 6, 4, 4
+
+
+@dataclass(frozen=True)
+class RankedDefinition:
+    definition: Definition
+    score: float
+    caller_files: tuple[str, ...]  # other changed non-test files whose added lines use the name
+    tests: tuple[str, ...]  # `path::test` (or test file paths) whose added lines use the name
+
+    @property
+    def reference(self) -> str:
+        """`path::Qual.name` where the name is an identifier, else the path (a build stage `test-deps`)."""
+        d = self.definition
+        parts = d.qualname.split(".")
+        return f"{d.path}::{d.qualname}" if all(_IDENT.fullmatch(p) for p in parts) else d.path
+
+
+def _identifiers(lines: Iterable[str]) -> set[str]:
+    found: set[str] = set()
+    for line in lines:
+        found.update(_IDENT.findall(line))
+    return found
+
+
+def rank_definitions(code: Sequence[Definition], tests: Sequence[Definition],
+                     added_by_file: dict[str, list[str]], test_paths: frozenset[str]) -> list[RankedDefinition]:
+    """Code definitions, most central first. `added_by_file` holds every changed file's added lines."""
+    names_in_file = {path: _identifiers(lines) for path, lines in added_by_file.items()}
+    defined_in: defaultdict[str, set[str]] = defaultdict(set)
+    for d in code:
+        defined_in[d.name].add(d.path)
+    uses_in_definition = [(d, _identifiers(d.added_code)) for d in code]
+    test_uses = [(t, _identifiers(t.added_code)) for t in tests]
+    nested: defaultdict[tuple[str, str], int] = defaultdict(int)
+    for d in code:
+        nested[(d.path, d.parent)] += d.added
+    ranked = []
+    for d in code:
+        # an existing class is a container: its changed methods rank on their own
+        size = d.added if d.new or not d.is_type else max(0, d.added - nested[(d.path, d.qualname)])
+        generic = d.dunder or d.name.lower() in GENERIC_NAMES or len(d.name) < 4
+        callers: tuple[str, ...] = ()
+        tested: list[str] = []
+        same_file = 0
+        if not generic:
+            callers = tuple(p for p, names in names_in_file.items()
+                            if p != d.path and p not in test_paths and d.name in names)
+            tested = [f"{t.path}::{t.qualname}" for t, names in test_uses if d.name in names]
+            tested += [p for p in test_paths if p in names_in_file and d.name in names_in_file[p]
+                       and not any(x.startswith(p + "::") for x in tested)]
+            same_file = sum(1 for other, names in uses_in_definition
+                            if other is not d and other.path == d.path and other.qualname != d.parent
+                            and d.name in names)
+        # a one-word lowercase name (`touch`, `lookup`) is often some other object's method of the same name
+        ambiguity = max(1, len(defined_in[d.name])) * (2 if d.name.isalpha() and d.name.islower() else 1)
+        test_files = {t.split("::")[0] for t in tested}
+        p = POINTS
+        score = (p["caller_file"] * min(len(callers), CALLER_FILES_MAX) / ambiguity
+                 + p["test_file"] * min(len(test_files), TEST_FILES_MAX)
+                 + p["same_file_use"] * min(same_file, SAME_FILE_MAX)
+                 + p["size"] * math.log2(size + 1)
+                 + (p["kernel_entry"] if d.kernel_entry else p["kernel_helper"] if d.kernel_helper else 0.0)
+                 + (p["public_type"] if d.is_type and d.public else p["public"] if d.public else 0.0)
+                 + (p["new"] if d.new else 0.0)
+                 + (p["has_doc"] if d.doc or d.notes else 0.0)
+                 + (p["generic_or_dunder"] if generic else 0.0))
+        # test functions first, then helpers and fixtures of the test files
+        tested.sort(key=lambda t: not t.rsplit("::", 1)[-1].rsplit(".", 1)[-1].lower().startswith("test"))
+        ranked.append(RankedDefinition(d, score, callers, tuple(dict.fromkeys(tested))))
+    ranked.sort(key=lambda r: (-r.score, r.definition.path, r.definition.line))
+    return ranked

@@ -1,0 +1,433 @@
+"""The definitions a diff adds or changes, each with its size, its kernel role and its authors' comments.
+
+One pass over each file's hunks, on the new side of the diff (context and added lines), keeps a
+stack of open definitions by indentation (Python, and brace languages as they are formatted in
+practice). Every added or removed line belongs to the innermost open definition; a hunk whose first
+lines sit inside a definition above it starts with the definition git names in the hunk header.
+
+What a definition's authors wrote about it is kept verbatim: the docstring, the comment block just
+above it, and the comments added inside its body. Nothing is judged here (see centre.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..models import FileChange
+from ..pack.classify import definition_name, patterns_for
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@ ?(.*)$")
+_HASH_EXT = frozenset({"py", "pyi", "pyx", "sh", "bash", "rb", "pl", "jl", "cmake", "yaml", "yml", "toml", "mk"})
+_SLASH_EXT = frozenset({"c", "cc", "cpp", "cxx", "h", "hh", "hpp", "cu", "cuh", "hip", "cl", "metal", "m", "mm", "rs",
+                        "go", "java", "kt", "scala", "js", "jsx", "ts", "tsx", "mjs", "cjs", "swift", "cs", "proto",
+                        "dart", "zig", "php"})
+_TYPE_LINE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+|export\s+|default\s+|abstract\s+|template\s*<[^>]*>\s*)*"
+                        r"(?:class|struct|trait|interface|enum|union|type\s+\w+\s+(?:struct|interface)|message|service)\b")
+# Decorators of jitted GPU functions; one whose name ends in "kernel" is what a launch starts at.
+_KERNEL_DECORATOR = re.compile(r"^@(?:triton\.(?:jit|autotune|heuristics)|(?:numba\.)?cuda\.jit|tilelang\.jit"
+                               r"|(?:cute|tl|tilelang)\.kernel)\b")
+_GLOBAL = re.compile(r"\b__global__\b")
+_TRIPLE = ('"""', "'''")
+_DOCSTRING_OPEN = re.compile(r"^\s*[rRbBuU]{0,2}(\"\"\"|''')")
+_CLOSING = re.compile(r"^\s*[)\]}]")
+_DOC_SECTION = re.compile(r"^(?:Args|Arguments|Returns?|Raises|Yields|Parameters|Examples?|Attributes|Shape)\s*:?\s*$"
+                          r"|^:(?:param|return|raises|type)\b|^-{3,}$|^>>>")
+# Comments that carry no words of the author: tool directives, licence headers, separators.
+_NOT_PROSE = re.compile(r"SPDX-|Copyright|noqa|type:\s*ignore|pragma|fmt:\s*(?:on|off|skip)|pylint:|eslint-|NOLINT"
+                        r"|clang-format|mypy:|isort:|^[-=*#/~+_ ]*$", re.IGNORECASE)
+
+
+@dataclass
+class Definition:
+    """One function, class, kernel, build stage or shell function that the diff adds or changes."""
+
+    path: str
+    name: str  # as defined: `pop_oldest`
+    qualname: str  # with its enclosing types: `LastAccessEvictor.pop_oldest`
+    line: int  # where it starts in the new file (0: known only from a hunk header)
+    new: bool  # its definition line is an added line
+    is_type: bool  # class, struct, trait, interface ...
+    kernel_entry: bool = False  # `__global__`, or a jitted kernel
+    kernel_helper: bool = False  # `__device__`, or a jitted function kernels call
+    added: int = 0  # added lines inside it, nested definitions included
+    removed: int = 0
+    doc: str = ""  # its docstring, or the comment block just above it
+    doc_added: bool = False  # the doc is (partly) in added lines: this PR's authors wrote it
+    doc_kind: str = ""  # "docstring", or "comment" for the comment block above the definition
+    doc_new: str = ""  # the added lines of a docstring this PR edits (not wholly new)
+    notes: list[str] = field(default_factory=list)  # comment blocks added inside its body
+    added_code: list[str] = field(default_factory=list)  # its own added lines that are code
+    removed_code: list[str] = field(default_factory=list)
+    parent: str = ""  # qualname of the enclosing definition
+
+    @property
+    def changed(self) -> bool:
+        return self.added > 0 or self.removed > 0
+
+    @property
+    def public(self) -> bool:
+        return not self.name.startswith("_")
+
+    @property
+    def dunder(self) -> bool:
+        return self.name.startswith("__") and self.name.endswith("__")
+
+
+@dataclass(frozen=True)
+class FileDefinitions:
+    path: str
+    definitions: tuple[Definition, ...]
+    module_doc: str = ""  # a new file's module docstring or opening comment
+    removed_names: frozenset[str] = frozenset()  # definitions whose definition line the diff removes
+
+
+@dataclass
+class _Frame:
+    definition: Definition
+    indent: int
+    signature_depth: int  # Python: open brackets of a signature that spans lines; -1 once the body began
+    awaiting_docstring: bool
+
+
+def _indent(text: str) -> int:
+    expanded = text.expandtabs(4)
+    return len(expanded) - len(expanded.lstrip())
+
+
+def is_prose(text: str) -> bool:
+    """A comment that says something in words (not commented-out code, a directive or a separator)."""
+    words = re.findall(r"[A-Za-z]{3,}", text)
+    code_chars = sum(text.count(c) for c in "(){}[]=;<>")
+    return len(words) >= 3 and not _NOT_PROSE.search(text) and code_chars * 12 <= len(text)
+
+
+def join_comment(lines: list[str]) -> str:
+    """One text from the lines of a comment block: separator rules dropped, a short heading line kept apart."""
+    out: list[str] = []
+    for line in lines:
+        line = re.sub(r"[-=*#~_]{3,}", " ", line).strip()
+        if not line:
+            continue
+        if out and out[-1][-1:] not in ".:;!?," and len(out[-1].split()) <= 6 and line[:1].isupper():
+            out[-1] += "."  # "Rust build inputs" above "Keep these separate ..." is a heading
+        out.append(line)
+    return " ".join(out)
+
+
+def _brackets(text: str) -> int:
+    return sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+
+
+class _FileReader:
+    """Walks one file's hunks and collects its definitions."""
+
+    def __init__(self, change: FileChange) -> None:
+        self.path = change.path
+        self.patterns = patterns_for(change.path)
+        base = change.path.rsplit("/", 1)[-1]
+        ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
+        docker = base.startswith(("Dockerfile", "Makefile")) or ext in ("dockerfile", "hcl", "tf")
+        self.hash_comments = ext in _HASH_EXT or docker
+        self.slash_comments = ext in _SLASH_EXT or ext in ("hcl", "tf")
+        self.python = ext in ("py", "pyi", "pyx")
+        # a decorator above a hunk is unseen: in a file of jitted kernels, `*_kernel` names are kernels
+        self.gpu_file = "@triton.jit" in (change.patch or "") or "tl.program_id" in (change.patch or "")
+        self.found: dict[str, Definition] = {}
+        self.stack: list[_Frame] = []
+        self.pending_comment: list[str] = []
+        self.pending_comment_added = False
+        self.pending_marks: list[str] = []  # decorators and qualifier lines above a definition
+        self.in_block_comment = False
+        self.doc_comment = False  # the last comment line was a `///` or `/**` doc comment
+        self.docstring: list[str] | None = None  # a Python docstring being read
+        self.docstring_quote = ""
+        self.docstring_added = False
+        self.docstring_new: list[str] = []  # its added lines
+        self.note: list[str] = []  # a comment block being read inside a body
+        self.module_doc = ""
+        self.at_top = False  # the hunk starts at line 1 and nothing but comments came yet
+        self.removed_names: set[str] = set()  # definitions whose old line was removed (a changed signature)
+
+    # ----------------------------------------------------------------- per hunk
+
+    def hunk(self, header_context: str, first_line: int, docstring_tail: str) -> None:
+        self._flush_note()
+        unfinished = self.docstring if self.docstring is not None and self.stack else None
+        unfinished_owner = self.stack[-1].definition.qualname if unfinished is not None else ""
+        if unfinished is not None:  # the docstring goes on past this hunk: keep what was seen
+            self._finish_docstring(list(unfinished))
+        self.stack = []
+        self.pending_comment, self.pending_marks = [], []
+        self.docstring, self.in_block_comment = None, False
+        self.at_top = first_line <= 1
+        name = definition_name(header_context, self.patterns) if header_context.strip() else None
+        if name:
+            self._open(name, header_context, line=0, new=False, indent=_indent(header_context), from_header=True)
+            if docstring_tail:  # the hunk starts inside the docstring of the definition above it
+                head = unfinished if unfinished is not None and unfinished_owner == self.stack[-1].definition.qualname \
+                    else []
+                self.docstring, self.docstring_quote = list(head), docstring_tail
+                if head:
+                    self.stack[-1].definition.doc = ""  # the whole docstring is read again below
+
+    def line(self, kind: str, text: str, number: int) -> None:
+        added = kind == "+"
+        if self.docstring is not None and kind != "-":
+            self._docstring_line(text, added)
+            return
+        if not text.strip():
+            self._flush_note()
+            self.pending_comment = []
+            return
+        indent = _indent(text)
+        comment = self._comment_words(text)
+        if kind == "-":
+            removed_name = definition_name(text, self.patterns) if comment is None else None
+            if removed_name:
+                self.removed_names.add(removed_name)
+            frame = self._innermost(indent)
+            if frame is not None:
+                for f in self._enclosing(frame):
+                    f.definition.removed += 1
+                if comment is None:
+                    frame.definition.removed_code.append(text)
+            return
+        if comment is not None:
+            self._comment(comment, added, indent)
+            return
+        self._flush_note()
+        frame = self.stack[-1] if self.stack else None
+        if frame is not None and frame.signature_depth >= 0 and self._continues_signature(frame, text):
+            self._count(added, frame, text)
+            return
+        stripped = text.strip()
+        if stripped.startswith(("@", "template")) \
+                or (_GLOBAL.search(stripped) and definition_name(text, self.patterns) is None):
+            self.pending_marks.append(stripped)
+            return
+        if not _CLOSING.match(text):
+            while self.stack and self.stack[-1].indent >= indent:
+                self.stack.pop()
+        name = definition_name(text, self.patterns)
+        if name:
+            self._open(name, text, line=number, new=added, indent=indent, from_header=False)
+            self._count(added, self.stack[-1], text)
+            return
+        self._python_body_start(text, added)
+        if self.docstring is not None:
+            return
+        if self.at_top and self.python and not self.stack:
+            opened = _DOCSTRING_OPEN.match(text)
+            if opened and indent == 0:
+                self._start_docstring(text, opened.group(1), added)
+                return
+        self.at_top = False
+        self.pending_comment, self.pending_marks = [], []
+        target = self._innermost(indent)
+        if target is not None:
+            self._count(added, target, text)
+
+    # ----------------------------------------------------------------- comments and docstrings
+
+    def _comment_words(self, text: str) -> str | None:
+        s = text.strip()
+        if self.slash_comments:
+            if self.in_block_comment:
+                self.in_block_comment = "*/" not in s
+                return s.removesuffix("*/").lstrip("*").strip()
+            if s.startswith("/*"):
+                self.in_block_comment = "*/" not in s
+                self.doc_comment = s.startswith("/**")
+                return s[2:].lstrip("*!").removesuffix("*/").strip()
+            if s.startswith("//"):
+                self.doc_comment = s.startswith("///")
+                return s.lstrip("/!").strip()
+        if self.hash_comments and s.startswith("#") and not s.startswith("#!"):
+            return s.lstrip("#").strip()
+        return None
+
+    def _comment(self, words: str, added: bool, indent: int) -> None:
+        frame = self._innermost(indent)
+        inside = frame is not None and (indent > frame.indent or frame.definition.line == 0)
+        if inside and added:
+            self.note.append(words)
+        else:
+            self._flush_note()
+        if not self.pending_comment:
+            self.pending_comment_added = added
+        self.pending_comment.append(words)
+
+    def _flush_note(self) -> None:
+        if not self.note:
+            return
+        text = join_comment(self.note)
+        self.note = []
+        frame = self.stack[-1] if self.stack else None
+        if frame is not None and is_prose(text):
+            frame.definition.notes.append(text)
+        elif frame is None and self.at_top and is_prose(text) and not self.module_doc:
+            self.module_doc = text
+
+    def _python_body_start(self, text: str, added: bool) -> None:
+        frame = self.stack[-1] if self.stack else None
+        if frame is None or not frame.awaiting_docstring:
+            return
+        frame.awaiting_docstring = False
+        opened = _DOCSTRING_OPEN.match(text)
+        if opened:
+            self._start_docstring(text, opened.group(1), added)
+            self._count(added, frame, text)
+
+    def _start_docstring(self, text: str, quote: str, added: bool) -> None:
+        body = text.strip().lstrip("rRbBuU")[len(quote):]
+        self.docstring_added = added
+        self.docstring_new = [body.split(quote)[0]] if added else []
+        if quote in body:
+            self._finish_docstring([body[: body.index(quote)]])
+            return
+        self.docstring, self.docstring_quote = [body], quote
+
+    def _docstring_line(self, text: str, added: bool) -> None:
+        assert self.docstring is not None
+        self.docstring_added = self.docstring_added or added
+        if added:
+            self.docstring_new.append(text.split(self.docstring_quote)[0])
+        if self.stack:
+            self._count(added, self.stack[-1], "")
+        if self.docstring_quote in text:
+            self.docstring.append(text[: text.index(self.docstring_quote)])
+            lines, self.docstring = self.docstring, None
+            self._finish_docstring(lines)
+        else:
+            self.docstring.append(text)
+
+    def _finish_docstring(self, lines: list[str]) -> None:
+        kept: list[str] = []
+        for line in lines:
+            s = line.strip()
+            if _DOC_SECTION.match(s):
+                break
+            kept.append(s)
+        text = " ".join(x for x in kept if x)
+        if text[:1].islower() or text[:1] in ",;:)":  # the start of the docstring is above the hunk
+            starts = [m.end() for m in re.finditer(r"[.!?]\s+(?=[A-Z`])", text)]
+            text = text[starts[0]:] if starts else ""
+        frame = self.stack[-1] if self.stack else None
+        if frame is None:
+            if self.at_top and is_prose(text):
+                self.module_doc = text
+            return
+        d = frame.definition
+        if text and (not d.doc or (self.docstring_added and not d.doc_added)):
+            d.doc, d.doc_added, d.doc_kind = text, self.docstring_added, "docstring"
+            new = " ".join(x.strip() for x in self.docstring_new if x.strip())
+            d.doc_new = new if self.docstring_added and new != text else ""
+        self.docstring_new = []
+
+    # ----------------------------------------------------------------- definitions
+
+    def _continues_signature(self, frame: _Frame, text: str) -> bool:
+        """Python: the lines of a signature spanning lines are neither its body nor new definitions."""
+        if _indent(text) <= frame.indent and not _CLOSING.match(text):
+            frame.signature_depth = -1  # not a signature after all
+            return False
+        frame.signature_depth += _brackets(text)
+        if frame.signature_depth <= 0 and text.rstrip().endswith(":"):
+            frame.signature_depth = -1
+        return True
+
+    def _innermost(self, indent: int) -> _Frame | None:
+        for frame in reversed(self.stack):
+            if frame.indent < indent or frame.definition.line == 0:
+                return frame
+        return None
+
+    def _enclosing(self, frame: _Frame) -> list[_Frame]:
+        return self.stack[: self.stack.index(frame) + 1]
+
+    def _count(self, added: bool, frame: _Frame, text: str) -> None:
+        if not added:
+            return
+        for f in self._enclosing(frame):
+            f.definition.added += 1
+        if text:
+            frame.definition.added_code.append(text)
+
+    def _open(self, name: str, text: str, line: int, new: bool, indent: int, from_header: bool) -> None:
+        parents = [f.definition for f in self.stack if f.definition.is_type]
+        qualname = ".".join([*(p.name for p in parents[-2:]), name])
+        marks = " ".join(self.pending_marks) + " " + text
+        jitted = any(_KERNEL_DECORATOR.match(m) for m in self.pending_marks)
+        definition = self.found.get(qualname)
+        if definition is None:
+            definition = Definition(
+                path=self.path, name=name, qualname=qualname, line=line, new=new, is_type=bool(_TYPE_LINE.match(text)),
+                parent=self.stack[-1].definition.qualname if self.stack else "",
+            )
+            self.found[qualname] = definition
+        elif line and not definition.line:
+            definition.line, definition.new = line, new
+        kernel_named = name.lower().endswith("kernel") and (jitted or (from_header and self.gpu_file))
+        definition.kernel_entry = definition.kernel_entry or bool(_GLOBAL.search(marks)) or kernel_named
+        definition.kernel_helper = not definition.kernel_entry and (jitted or "__device__" in marks)
+        if self.pending_comment and not from_header:
+            doc = join_comment(self.pending_comment)
+            if is_prose(doc) and (not definition.doc or (self.pending_comment_added and not definition.doc_added)):
+                definition.doc, definition.doc_added = doc, self.pending_comment_added
+                definition.doc_kind = "docstring" if self.doc_comment else "comment"
+        self.pending_comment, self.pending_marks = [], []
+        self.at_top = False
+        depth = -1
+        if self.python and not from_header:
+            depth = _brackets(text)
+            if depth <= 0 and text.rstrip().endswith(":"):
+                depth = -1
+            elif depth <= 0:
+                depth = 0  # `def f(x) -> int` continued on the next line without brackets
+        self.stack.append(_Frame(definition, indent, depth, awaiting_docstring=self.python and not from_header))
+
+
+_CODE_SHAPED_LINE = re.compile(r"^#|[(\[{=\\]$|^\w+\s*(?::\s*[\w.\[\]]+\s*)?=[^=]|^(?:return|if|for|import|from)\b")
+
+
+def _docstring_tail(lines: list[str]) -> str:
+    """Python: the quote that closes a docstring this hunk starts inside of, or ""."""
+    for raw in lines:
+        if not raw or raw[0] not in " +":
+            continue
+        text = raw[1:].strip()
+        for quote in _TRIPLE:
+            if quote in text:
+                return quote if text.endswith(quote) and text.count(quote) == 1 else ""
+        if text and (_CODE_SHAPED_LINE.search(text) or definition_name(raw[1:], patterns_for("x.py"))):
+            return ""  # code before the first triple quote: the hunk does not start in a docstring
+    return ""
+
+
+def file_definitions(change: FileChange) -> FileDefinitions:
+    """The definitions one changed file adds or changes, in file order."""
+    if not change.patch or not patterns_for(change.path):
+        return FileDefinitions(change.path, ())
+    reader = _FileReader(change)
+    lines = change.patch.split("\n")
+    number = 0
+    for i, raw in enumerate(lines):
+        if raw.startswith("@@"):
+            match = _HUNK.match(raw)
+            if match:
+                number = int(match.group(1))
+                tail = _docstring_tail(lines[i + 1 : i + 40]) if reader.python and match.group(2).strip() else ""
+                reader.hunk(match.group(2), number, tail)
+            continue
+        if not raw or raw[0] not in " +-":
+            continue
+        reader.line(raw[0], raw[1:], number)
+        if raw[0] != "-":
+            number += 1
+    reader._flush_note()
+    for d in reader.found.values():
+        d.new = d.new and d.name not in reader.removed_names
+    kept = tuple(d for d in reader.found.values() if d.changed or d.new)
+    return FileDefinitions(change.path, kept, reader.module_doc if change.status.value == "added" else "",
+                           frozenset(reader.removed_names))

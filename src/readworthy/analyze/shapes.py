@@ -1,0 +1,223 @@
+"""Line-level detectors: what kind of edit a diff's added and removed lines make.
+
+Each function answers one question about lines (is this only a version move? a removed guard? a
+changed default? an import path?) without judging the PR; signals.py collects the answers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from difflib import SequenceMatcher
+
+from ..models import FileChange
+from ..pack.classify import definition_name, patterns_for
+
+# A changed line that only moves a version: `pkg==1.2`, `pkg>=1,!=1.3`, `ARG X_VERSION=v1`, `x = "1.2"`,
+# `x = { git = "...", tag = "v0.1" }`, `FROM image:1.2`, `uses: owner/action@v4`, `rev: v1.2.3`.
+_VERSION_LINE = re.compile(
+    r"""^\s*(?:
+        [\w.\-\[\],]+\s*(?:===|==|>=|<=|~=|!=|<|>|@)\s*\S+(?:\s*[,;].*)?     # pip specifiers
+      | (?:ARG|ENV)\s+\w*(?:VERSION|REF|TAG|SHA|COMMIT)\w*\s*[=\s]\s*\S+     # Dockerfile build args
+      | [\w.\-]+\s*=\s*["'][^"']*\d[^"']*["']\s*,?                          # toml/ini  x = "1.2"
+      | [\w.\-]+\s*=\s*\{.*(?:version|tag|rev|branch)\s*=.*\}\s*,?           # toml table with a version
+      | ["']?[\w.\-@/]+["']?\s*:\s*["']?[~^>=<]*\d[\w.\-]*["']?\s*,?          # json/yaml  "x": "^1.2"
+      | FROM\s+\S+:\S+.*                                                    # base image tag
+      | (?:-\s*)?uses:\s*\S+@\S+                                            # GitHub Actions pins
+      | (?:rev|tag|version|ref)\s*[:=]\s*\S+                                # pre-commit / yaml pins
+      | [\w.\-\[\]]+                                                        # a bare requirement name
+    )\s*$""",
+    re.VERBOSE,
+)
+COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|;|/\*|\*)")
+# In C-family files `#` starts a preprocessor line, not a comment.
+_C_COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*)")
+_C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|cl|metal|m|mm|rs|go|java|kt|js|jsx|ts|tsx|swift|cs)$")
+# A guard: an assertion, a raise, or a check macro. Removing one changes what is allowed.
+_GUARD = re.compile(r"^\s*(?:assert\b|raise\s+\w|throw\s+\w|(?:TORCH|CHECK|DCHECK|TORCH_CHECK|STD_TORCH_CHECK|"
+                    r"AT_ASSERT|HOST_CHECK)\w*\s*\(|static_assert\s*\(|(?:assert|assert_eq|assert_ne|ensure|bail|"
+                    r"panic)!\s*\(|if\s+.*:\s*raise\b)")
+# A default a reader relies on: `default=...`, an annotated field `name: T = ...`, a constant `NAME = ...`.
+# (Keyword arguments in calls and local assignments change values, not defaults.)
+_DEFAULT = re.compile(r"^\s*(?P<lhs>.*\bdefault\s*=|[A-Za-z_]\w*\s*:\s*[\w.\[\], |]+\s*=|[A-Z][A-Z0-9_]{2,}\s+=)"
+                      r"\s*(?P<value>[^=].*?)\s*,?\s*$")
+_MAYBE_DEFAULT = re.compile(r".*\bdefault\b|\s*[A-Z][A-Z0-9_]{2,}\s+=|\s*[A-Za-z_]\w*\s*:")  # cheap pre-check
+_IMPORT = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+|#include\s*[<\"]|use\s+(?:crate|super|self)?"
+                     r"[\w:{}, *]*;|(?:pub\s+)?mod\s+\w+;|require\(|export\s+\*?\s*\{?.*\bfrom\b"
+                     r"|\w+(?:\s+as\s+\w+)?,\s*$|\)\s*$)")
+_PATH_STRING = re.compile(r"""["'][\w./-]+/[\w./-]+["']""")
+# Security words. A title may say it plainly ("security", "auth"); a description or commit body uses
+# those words about anything, so there only the specific ones count.
+_SECURITY_SPECIFIC = (r"\bCVE-\d{4}-\d{3,}|\bGHSA-[\w-]+|trust_remote_code|\bvulnerab\w*|\binjection\b|path traversal"
+                      r"|\bXSS\b|\bSSRF\b|\bRCE\b|arbitrary code")
+_SECURITY_TITLE = re.compile(_SECURITY_SPECIFIC + r"|\bsecurity\b|untrusted|\bauth(?:entication|orization)?\b"
+                             r"|saniti[sz]\w*\s+(?:user|input|path|url|file|html|prompt|request)\w*", re.IGNORECASE)
+_SECURITY_PROSE = re.compile(_SECURITY_SPECIFIC, re.IGNORECASE)
+# In code the words must sit in a check: `trust_remote_code` is passed around by ordinary code.
+_SECURITY_CODE = re.compile(r"(?P<w>\bCVE-\d{4}-\d{3,}|weights_only\s*=\s*True|shell\s*=\s*False)|"
+                            r"^\s*(?:if|elif|assert|raise|unless|TORCH_CHECK)\b.*\b(?P<v>trust_remote_code|untrusted)\b",
+                            re.IGNORECASE)
+_BUILD_STAGE = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*\S+\s+AS\s+(\S+)\s*$", re.IGNORECASE)
+_BUILD_USE = re.compile(r"(?:^\s*FROM\s+(?:--\S+\s+)*|--from=)([\w.${}-]+)", re.IGNORECASE)
+
+
+def diff_lines(patch: str | None) -> tuple[list[str], list[str]]:
+    """Added and removed lines of a patch, in one pass."""
+    added: list[str] = []
+    removed: list[str] = []
+    for line in patch.split("\n") if patch else ():
+        if line.startswith("+") and not line.startswith("+++"):
+            added.append(line[1:])
+        elif line.startswith("-") and not line.startswith("---"):
+            removed.append(line[1:])
+    return added, removed
+
+
+def is_version_change(added: list[str], removed: list[str]) -> bool:
+    changed = added + removed
+    meaningful = [line for line in changed if line.strip() and not COMMENT_LINE.match(line)]
+    return bool(meaningful) and all(_VERSION_LINE.match(line) for line in meaningful)
+
+
+def logic_lines(added: list[str], removed: list[str]) -> int:
+    """Changed lines that are neither comments, blank, nor version specifiers."""
+    return sum(1 for line in added + removed
+               if line.strip() and not COMMENT_LINE.match(line) and not _VERSION_LINE.match(line))
+
+
+def is_cosmetic(path: str, added: list[str], removed: list[str]) -> bool:
+    """Only comments, blank lines or whitespace changed: typo fixes, reformatting, comment edits.
+    The code's characters must stay the same and in the same order (moving a line is not cosmetic)."""
+    if not added and not removed:
+        return False
+    comment = _C_COMMENT_LINE if _C_FAMILY.search(path) else COMMENT_LINE
+
+    def code(lines: list[str]) -> str:
+        return "".join("".join(x.split()) for x in lines if x.strip() and not comment.match(x))
+
+    return code(added) == code(removed)
+
+
+def repeated_change_files(changes: Sequence[FileChange], added: dict[str, list[str]]) -> int:
+    """How many files got the very same added lines (license headers, an import rename)."""
+    signatures = Counter(tuple(line.strip() for line in added[c.path][:20]) for c in changes if c.additions)
+    signatures.pop((), None)
+    if not signatures:
+        return 0
+    count = signatures.most_common(1)[0][1]
+    with_additions = sum(1 for c in changes if c.additions)
+    return count if count >= 5 and count * 2 >= with_additions else 0
+
+
+def guard_lines(lines: Iterable[str]) -> list[str]:
+    """The lines that are guards (what a removed guard may have become)."""
+    return [x.strip() for x in lines if _GUARD.match(x)]
+
+
+def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list[str]:
+    """Removed assertions, raises and check macros that are not added back anywhere in the PR (moved),
+    in code that stays: a run of removed lines that deletes a whole definition is dead code going away."""
+    patterns = patterns_for(path)
+    found: list[str] = []
+    run: list[str] = []
+    for line in [*(patch or "").split("\n"), ""]:
+        if line.startswith("-") and not line.startswith("---"):
+            run.append(line[1:])
+            continue
+        if run and not any(definition_name(x, patterns) for x in run if patterns):
+            found += [x.strip().removesuffix("(").rstrip(", ") for x in run
+                      if _GUARD.match(x) and not _kept(x.strip(), added_guards)]
+        run = []
+    return found
+
+
+def _kept(guard: str, added_guards: set[str]) -> bool:
+    """The guard is added back, as it was or reworded (a clearer message, a wider condition)."""
+    if guard in added_guards:
+        return True
+    head = re.split(r"[\s(,]", guard, maxsplit=1)[0]
+    return any(SequenceMatcher(None, guard, x).ratio() >= 0.6 for x in added_guards if x.startswith(head))
+
+
+def changed_defaults(added: list[str], removed: list[str]) -> list[tuple[str, str, str]]:
+    """(name, old, new) for defaults whose left side stays and whose literal value changes."""
+    if not added or not removed:
+        return []
+    old: dict[str, str] = {}
+    for line in removed:
+        m = _DEFAULT.match(line) if "=" in line and _MAYBE_DEFAULT.match(line) else None
+        if m and not COMMENT_LINE.match(line):
+            old.setdefault(" ".join(m.group("lhs").split()), m.group("value"))
+    out = []
+    for line in added:
+        m = _DEFAULT.match(line) if "=" in line and _MAYBE_DEFAULT.match(line) else None
+        if not m or COMMENT_LINE.match(line):
+            continue
+        lhs = " ".join(m.group("lhs").split())
+        before, after = old.get(lhs), m.group("value")
+        if before is not None and before != after and _literal(before) and _literal(after):
+            names = re.findall(r"[A-Za-z_]\w*", lhs.split("default")[0]) if "default" in lhs else []
+            name = (names[-1] if names else "") if "default" in lhs else re.split(r"[\s:=]", lhs, maxsplit=1)[0]
+            out.append((name or "default", before.rstrip(","), after.rstrip(",")))
+    return out
+
+
+def _literal(value: str) -> bool:
+    """A constant a reader can compare: a number, a boolean, None, a short string."""
+    v = value.rstrip(",").strip()
+    return bool(re.fullmatch(r"-?[\d_.]+(?:e-?\d+)?|True|False|true|false|None|null|\"[^\"]{0,40}\"|'[^']{0,40}'", v))
+
+
+def is_import_or_path_edit(added: list[str], removed: list[str]) -> bool:
+    """Every changed line is an import, a module declaration or a line whose change is a path string:
+    what a move leaves behind in the files that refer to the moved code."""
+    changed = [x for x in added + removed if x.strip() and not COMMENT_LINE.match(x)]
+    return bool(changed) and all(_IMPORT.match(x) or _PATH_STRING.search(x) for x in changed)
+
+
+def moved_lines(added: Iterable[str], removed: Iterable[str]) -> tuple[int, int]:
+    """(moved, total) added lines of code: moved when the same line was removed somewhere in the PR
+    (code carried to another file) or when it is an import line (what a move leaves behind)."""
+    pool = Counter(x.strip() for x in removed if x.strip())
+    moved = total = 0
+    for line in added:
+        text = line.strip()
+        if not text or COMMENT_LINE.match(line):
+            continue
+        total += 1
+        if pool[text] > 0:
+            pool[text] -= 1
+            moved += 1
+        elif _IMPORT.match(line):
+            moved += 1
+    return moved, total
+
+
+def security_words(title: str, prose: Iterable[str], code_lines: Iterable[str]) -> list[str]:
+    """Security words in the title, in the description and commit bodies (specific ones only) and, in
+    added code, inside a check."""
+    found: dict[str, None] = {}
+
+    def keep(word: str) -> None:
+        found.setdefault(word if word.upper().startswith(("CVE", "GHSA")) else word.lower(), None)
+
+    for m in _SECURITY_TITLE.finditer(title):
+        keep(m.group(0))
+    for text in prose:
+        for m in _SECURITY_PROSE.finditer(text):
+            keep(m.group(0))
+    for line in code_lines:
+        if any(w in line for w in ("CVE", "trust_remote", "weights_only", "shell", "untrusted")):
+            for m in _SECURITY_CODE.finditer(line):
+                keep(m.group("w") or m.group("v"))
+    return list(found)
+
+
+def build_stages(added: list[str], removed: list[str]) -> list[str]:
+    """New image build stages (`FROM x AS name`) that other added lines build on (`FROM name`,
+    `--from=name`): a change to how the image is layered, not one more stage at the end."""
+    before = {m.group(1) for m in map(_BUILD_STAGE.match, removed) if m}
+    new = [m.group(1) for m in map(_BUILD_STAGE.match, added) if m and m.group(1) not in before]
+    used = {m.group(1) for line in added for m in _BUILD_USE.finditer(line)}
+    return [name for name in new if name in used]

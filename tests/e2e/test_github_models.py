@@ -1,0 +1,364 @@
+"""GitHub Models as the zero-secret default, and the model endpoint's configuration errors (issues 13, 16).
+
+Through `readworthy action` against the tests' GitHub server and the tests' OpenAI-compatible server
+standing in for GitHub Models (READWORTHY_GITHUB_MODELS_URL points at it), both over real HTTP. The
+autouse fixture turns GitHub Models off for every other test; `github_models_on` turns it back on.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from action_run import GOOD_DIGEST, KEY, REPO, action_env, own_comments, pr_payload, run
+from servers.github_server import GitHubServer
+from servers.github_state import WORKFLOW_TOKEN, PRFile, PullRequest
+from servers.openai_server import OpenAIServer, RecordedRequest
+
+from readworthy.endpoint import (
+    GITHUB_MODELS_DEFAULT_MODEL,
+    GITHUB_MODELS_INPUT_LIMIT,
+    GITHUB_MODELS_OUTPUT_LIMIT,
+)
+from readworthy.models import Message
+from readworthy.pack.prompt import messages_tokens
+from readworthy.pack.tokens import get_token_counter
+from readworthy.render.state import decode_state
+
+FALLBACK_LABEL = "Heuristic fallback — the model could not be used"
+QUICK_S = 5.0  # "at once": a refusal or a spent quota costs seconds, never a wait
+
+
+@pytest.fixture
+def github_models_on(openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch) -> OpenAIServer:
+    """GitHub Models is on (the product default) and lives at the test server."""
+    monkeypatch.delenv("READWORTHY_GITHUB_MODELS", raising=False)
+    monkeypatch.setenv("READWORTHY_GITHUB_MODELS_URL", openai_server.url)
+    return openai_server
+
+
+def big_pr(server: GitHubServer) -> PullRequest:
+    """A PR whose diff alone is several times GitHub Models' 8,000-token request limit."""
+    files = []
+    for i in range(24):
+        lines = [f"+def handler_{i}_{j}(request, retries={j}):\n+    return dispatch(request, 'route_{i}_{j}', retries)\n"
+                 for j in range(40)]
+        files.append(PRFile(f"vllm/entrypoints/routes/route_{i:02d}.py", status="added", additions=80,
+                            patch=f"@@ -0,0 +1,80 @@\n{''.join(lines)}"))
+    return server.add_pr(REPO, "Split the OpenAI server's routes into one module per endpoint",
+                         "Moves each route handler into its own module.", user="alice", files=files)
+
+
+def small_pr(server: GitHubServer) -> PullRequest:
+    return server.add_pr(REPO, "Cap torch threads per worker", "Splits OMP threads across the ranks of a host.",
+                         user="alice",
+                         files=[PRFile("vllm/v1/worker/cpu_worker.py", additions=2, deletions=1,
+                                       patch="@@ -40,3 +40,4 @@ class CPUWorker:\n     def init_device(self):\n"
+                                             "-        torch.set_num_threads(os.cpu_count())\n"
+                                             "+        threads = max(1, os.cpu_count() // self.local_world_size)\n"
+                                             "+        torch.set_num_threads(threads)\n")])
+
+
+def review(github_server: GitHubServer, pr: PullRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+           capsys: pytest.CaptureFixture[str], openai_url: str | None = None, **inputs: str) -> Any:
+    env = action_env(github_server, tmp_path, "pull_request_target", pr_payload(pr, "opened"),
+                     openai_url=openai_url, inputs=inputs)
+    return run(monkeypatch, capsys, env)
+
+
+def packer_count(request: RecordedRequest) -> int:
+    """The request's messages counted exactly as the packer counts its budget."""
+    body = request.json
+    counter = get_token_counter(body["model"], None)
+    return messages_tokens([Message(role=m["role"], content=m["content"]) for m in body["messages"]], counter)
+
+
+def tokens_anywhere(server: OpenAIServer, secret: str) -> list[str]:
+    return [f"{r.method} {r.path}" for r in server.requests
+            if secret in json.dumps(r.headers) or secret.encode() in r.body]
+
+
+# --------------------------------------------------------------------------- the default: no key, GitHub Models
+
+
+def test_no_key_means_one_github_models_call_with_the_workflow_token_within_its_limits(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = big_pr(github_server)
+    github_models_on.add_json(GOOD_DIGEST)
+    result = review(github_server, pr, tmp_path, monkeypatch, capsys)
+    assert result.code == 0, result.stdout
+
+    [request] = github_models_on.chat_requests  # exactly one model call
+    assert request.headers["authorization"] == f"Bearer {WORKFLOW_TOKEN}"
+    body = request.json
+    assert body["model"] == GITHUB_MODELS_DEFAULT_MODEL
+    counted = packer_count(request)
+    assert counted <= GITHUB_MODELS_INPUT_LIMIT
+    # the prompt was packed for the limit, not the 16k default (this PR alone is far bigger)
+    assert counted > GITHUB_MODELS_INPUT_LIMIT * 0.75, counted
+    # even if the endpoint counts the response_format schema too, the request fits
+    schema = get_token_counter(body["model"], None).count(json.dumps(body["response_format"]))
+    assert counted + schema <= GITHUB_MODELS_INPUT_LIMIT
+    assert body.get("max_tokens", body.get("max_completion_tokens", 0)) <= GITHUB_MODELS_OUTPUT_LIMIT
+
+    [comment] = own_comments(github_server, pr.number)
+    state = decode_state(comment.body)
+    assert state is not None and state.analyzer == "model" and state.model == GITHUB_MODELS_DEFAULT_MODEL
+    assert GOOD_DIGEST["headline"] in comment.body and "Heuristic" not in comment.body
+    # free tier: no built-in price, so the cost is reported unknown (a price-table entry prices paid use)
+    assert result.outputs["cost-usd"] == "" and result.outputs["prompt-tokens"] != "0"
+    assert WORKFLOW_TOKEN not in comment.body + result.summary
+
+
+def test_the_model_input_picks_the_github_models_model(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = small_pr(github_server)
+    github_models_on.add_json(GOOD_DIGEST)
+    assert review(github_server, pr, tmp_path, monkeypatch, capsys, model="gpt-4.1").code == 0
+    assert github_models_on.chat_requests[0].json["model"] == "openai/gpt-4.1"  # GitHub Models' publisher prefix
+
+
+def test_403_without_models_permission_falls_back_at_once_and_names_the_permission(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = small_pr(github_server)
+    github_models_on.add_error(403, "The `models` permission is required to access this endpoint", times=4)
+    started = time.monotonic()
+    result = review(github_server, pr, tmp_path, monkeypatch, capsys)
+    assert time.monotonic() - started < QUICK_S
+    assert result.code == 0 and len(github_models_on.chat_requests) == 1
+    [comment] = own_comments(github_server, pr.number)
+    state = decode_state(comment.body)
+    assert state is not None and state.analyzer == "heuristic"
+    assert state.fallback_reason == (
+        "GitHub Models refused the workflow token (403): grant it with `permissions: models: read` in the "
+        "workflow (or the job), or set `openai-api-key` to use another endpoint")
+    for text in (comment.body, result.summary):
+        assert FALLBACK_LABEL in text and "permissions: models: read" in text
+    # the footer says a call was made and failed, not that none was
+    assert f"heuristic fallback — 1 call to {GITHUB_MODELS_DEFAULT_MODEL} failed" in comment.body
+    assert "no model was called" not in comment.body
+    assert any(line.startswith("::warning::") and "models: read" in line for line in result.stdout.splitlines())
+
+
+def test_a_spent_day_quota_falls_back_at_once_and_says_when_it_resets(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = small_pr(github_server)
+    github_models_on.add_error(429, "Rate limit of 150 per 86400s exceeded for UserByModelByDay.",
+                               headers={"Retry-After": "30240", "x-ratelimit-type": "UserByModelByDay"}, times=4)
+    started = time.monotonic()
+    result = review(github_server, pr, tmp_path, monkeypatch, capsys)
+    assert time.monotonic() - started < QUICK_S
+    assert result.code == 0 and len(github_models_on.chat_requests) == 1  # never asked again, never waited
+    [comment] = own_comments(github_server, pr.number)
+    state = decode_state(comment.body)
+    assert state is not None and state.analyzer == "heuristic"
+    assert state.fallback_reason == (
+        "rate limited (429, UserByModelByDay): the daily request quota for openai/gpt-4.1-mini at GitHub Models "
+        "is used up and resets in 8.4 h. Wait for the quota to reset, choose another `model`, or set "
+        "`openai-api-key` to use another endpoint")
+    assert "daily request quota" in result.summary and FALLBACK_LABEL in result.summary
+
+
+def test_a_short_per_minute_429_is_waited_and_retried(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = small_pr(github_server)
+    github_models_on.add_error(429, "Rate limit of 15 per 60s exceeded for UserByModelByMinute.",
+                               headers={"Retry-After": "1", "x-ratelimit-type": "UserByModelByMinute"})
+    github_models_on.add_json(GOOD_DIGEST)
+    assert review(github_server, pr, tmp_path, monkeypatch, capsys).code == 0
+    first, second = github_models_on.chat_requests
+    assert second.time - first.time >= 0.95
+    state = decode_state(own_comments(github_server, pr.number)[0].body)
+    assert state is not None and state.analyzer == "model"
+
+
+def test_unreachable_github_models_falls_back_in_seconds(
+    github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.delenv("READWORTHY_GITHUB_MODELS", raising=False)  # the URL stays the closed loopback port
+    pr = small_pr(github_server)
+    started = time.monotonic()
+    result = review(github_server, pr, tmp_path, monkeypatch, capsys)
+    assert time.monotonic() - started < 10.0  # 4 refused connections and the backoff between them
+    assert result.code == 0
+    state = decode_state(own_comments(github_server, pr.number)[0].body)
+    assert state is not None and state.analyzer == "heuristic"
+    assert state.fallback_reason.startswith("could not connect to GitHub Models at http://127.0.0.1:9/inference")
+
+
+def test_github_models_false_is_the_plain_heuristic_with_no_call(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = small_pr(github_server)
+    result = review(github_server, pr, tmp_path, monkeypatch, capsys, **{"github-models": "false"})
+    assert result.code == 0 and github_models_on.requests == []
+    [comment] = own_comments(github_server, pr.number)
+    state = decode_state(comment.body)
+    assert state is not None and state.analyzer == "heuristic" and not state.fallback_reason
+    assert ("For a model-written reading guide with no secret to set, grant the workflow "
+            "`permissions: models: read` (GitHub Models); or set `openai-api-key`.") in comment.body
+    assert "heuristic — no model was called" in comment.body
+
+
+# --------------------------------------------------------------------------- the GitHub token stays with GitHub
+
+
+def test_a_custom_base_url_never_receives_the_github_token(
+    github_server: GitHubServer, github_models_on: OpenAIServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """openai-base-url without openai-api-key (a fork's run, where secrets are empty): no request at all to
+    that server, and a labelled heuristic that says what to set."""
+    custom = OpenAIServer().start()
+    try:
+        pr = small_pr(github_server)
+        custom.add_json(GOOD_DIGEST, times=3)
+        result = review(github_server, pr, tmp_path, monkeypatch, capsys, **{"openai-base-url": custom.url})
+        assert result.code == 0
+        assert custom.requests == [] and tokens_anywhere(custom, WORKFLOW_TOKEN) == []
+        assert github_models_on.requests == []  # an explicit base URL is not silently swapped for GitHub Models
+        state = decode_state(own_comments(github_server, pr.number)[0].body)
+        assert state is not None and state.analyzer == "heuristic"
+        assert state.fallback_reason.startswith("`openai-base-url` is set but `openai-api-key` is empty")
+        assert "the GitHub token is only ever sent to GitHub Models" in state.fallback_reason
+        assert "heuristic — no model was called" in own_comments(github_server, pr.number)[0].body
+
+        # with its key, the custom server gets that key and still never the GitHub token
+        result = review(github_server, pr, tmp_path / "2", monkeypatch, capsys, openai_url=custom.url,
+                        force="true")
+        assert result.code == 0 and len(custom.chat_requests) == 1
+        assert custom.chat_requests[0].headers["authorization"] == f"Bearer {KEY}"
+        assert tokens_anywhere(custom, WORKFLOW_TOKEN) == [] and github_models_on.requests == []
+    finally:
+        custom.stop()
+
+
+# --------------------------------------------------------------------------- the bound and configuration errors
+
+
+def test_a_stuck_endpoint_ends_in_the_fallback_within_the_bound(
+    github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = small_pr(github_server)
+    openai_server.add_stall(times=10)  # accepts the connection, never answers
+    started = time.monotonic()
+    result = review(github_server, pr, tmp_path, monkeypatch, capsys, openai_url=openai_server.url,
+                    **{"model-timeout": "2"})
+    elapsed = time.monotonic() - started
+    assert elapsed < 2 + 3.0, f"{elapsed:.1f}s"  # the bound, then the run's own work
+    assert result.code == 0 and len(openai_server.chat_requests) == 1
+    state = decode_state(own_comments(github_server, pr.number)[0].body)
+    assert state is not None and state.analyzer == "heuristic"
+    assert state.fallback_reason.startswith(f"timed out: no usable answer from the model endpoint {openai_server.url} "
+                                            "within the model-timeout bound of 2 s (1 attempt)")
+    assert "Raise `model-timeout`" in state.fallback_reason and FALLBACK_LABEL in result.summary
+
+
+def test_an_endpoint_that_trickles_bytes_is_cut_off_at_the_bound(
+    github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No read ever times out (a byte every 0.5 s), so only a wall-clock bound can end it."""
+    pr = small_pr(github_server)
+    openai_server.add_trickle(interval=0.5, times=3)
+    started = time.monotonic()
+    result = review(github_server, pr, tmp_path, monkeypatch, capsys, openai_url=openai_server.url,
+                    **{"model-timeout": "2"})
+    elapsed = time.monotonic() - started
+    assert elapsed < 2 + 3.0 + 3.0, f"{elapsed:.1f}s"  # the bound, the hard stop's grace, the run
+    assert result.code == 0
+    state = decode_state(own_comments(github_server, pr.number)[0].body)
+    assert state is not None and state.analyzer == "heuristic" and state.fallback_reason.startswith("timed out")
+
+
+def test_a_base_url_that_is_not_a_url_is_an_input_error_with_no_request(
+    github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = small_pr(github_server)
+    started = time.monotonic()
+    result = review(github_server, pr, tmp_path, monkeypatch, capsys, openai_url=openai_server.url,
+                    **{"openai-base-url": "not a url"})
+    assert time.monotonic() - started < QUICK_S
+    assert result.code == 1  # invalid inputs: docs/exit-codes.md
+    assert openai_server.requests == [] and own_comments(github_server, pr.number) == []
+    message = ("openai-base-url / OPENAI_BASE_URL: 'not a url' is not a URL: expected http(s)://HOST[:PORT]/PATH, "
+               "e.g. https://api.example.com/v1")
+    assert message in result.summary
+    assert any(line.startswith("::error::") and message in line.replace("%0A", "\n")
+               for line in result.stdout.splitlines())
+
+
+@pytest.mark.parametrize(("status", "body", "reason"), [
+    (401, "Incorrect API key provided: sk-test-0123456789abcdef",
+     "the endpoint refused the API key (401): check `openai-api-key`"),
+    (404, "The model `gpt-4.1-mini` does not exist or you do not have access to it.",
+     "model 'gpt-4.1-mini' or the endpoint was not found (404 from {url}): check `model` and `openai-base-url`"),
+], ids=["401", "404-model"])
+def test_configuration_errors_are_not_retried_and_name_the_fix(
+    status: int, body: str, reason: str, github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = small_pr(github_server)
+    openai_server.add_error(status, body, times=4)
+    started = time.monotonic()
+    result = review(github_server, pr, tmp_path, monkeypatch, capsys, openai_url=openai_server.url)
+    assert time.monotonic() - started < QUICK_S
+    assert result.code == 0 and len(openai_server.chat_requests) == 1
+    [comment] = own_comments(github_server, pr.number)
+    state = decode_state(comment.body)
+    assert state is not None and state.fallback_reason == reason.format(url=openai_server.url)
+    assert KEY not in comment.body + result.summary + result.stdout.replace(f"::add-mask::{KEY}", "")
+
+
+def test_github_models_401_and_413_name_the_token_and_the_budget(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = small_pr(github_server)
+    github_models_on.add_error(401, "Bad credentials")
+    review(github_server, pr, tmp_path / "1", monkeypatch, capsys)
+    state = decode_state(own_comments(github_server, pr.number)[0].body)
+    assert state is not None
+    assert state.fallback_reason == "GitHub Models did not accept the GitHub token (401): check `github-token`"
+    github_models_on.add_error(413, "Request body too large for gpt-5-mini model. Max size: 4000 tokens.",
+                               code="tokens_limit_reached")
+    review(github_server, pr, tmp_path / "2", monkeypatch, capsys, force="true")
+    state = decode_state(own_comments(github_server, pr.number)[0].body)
+    assert state is not None and state.fallback_reason == (
+        "the request is larger than GitHub Models accepts for openai/gpt-4.1-mini (413: Request body too large "
+        "for gpt-5-mini model. Max size: 4000 tokens.): lower `budget` (now 7,200 tokens) or choose another `model`")
+    assert len(github_models_on.chat_requests) == 2  # one each: neither is retried
+
+
+def test_a_spent_day_quota_is_not_asked_again_for_the_next_pr_of_the_run(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    first, second = small_pr(github_server), big_pr(github_server)
+    github_models_on.add_error(429, "Rate limit of 150 per 86400s exceeded for UserByModelByDay.",
+                               headers={"Retry-After": "7200", "x-ratelimit-type": "UserByModelByDay"}, times=4)
+    env = action_env(github_server, tmp_path, "workflow_dispatch",
+                     {"inputs": {"pr-number": f"{first.number} {second.number}"}})
+    result = run(monkeypatch, capsys, env)
+    assert result.code == 0 and len(github_models_on.chat_requests) == 1
+    bodies = [own_comments(github_server, pr.number)[0].body for pr in (first, second)]
+    assert all("daily request quota" in body and FALLBACK_LABEL in body for body in bodies)
+    assert "1 call to openai/gpt-4.1-mini failed" in bodies[0]
+    assert "met earlier in this run" in bodies[1] and "heuristic — no model was called" in bodies[1]

@@ -1,0 +1,190 @@
+"""Signals beyond size: each kind of change is judged by what it does, and named in the reason."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from readworthy.analyze.heuristic import heuristic_digest
+from readworthy.models import Coverage, Digest, FileChange, FileStatus, PRContext, Verdict
+
+
+def _file(path: str, added: Sequence[str] = (), removed: Sequence[str] = (), status: FileStatus = FileStatus.MODIFIED,
+          previous: str | None = None, start: int = 10) -> FileChange:
+    lines = [f"-{x}" for x in removed] + [f"+{x}" for x in added]
+    patch = f"@@ -{start},{len(removed)} +{start},{len(added)} @@\n" + "\n".join(lines) if lines else None
+    return FileChange(path=path, status=status, additions=len(added), deletions=len(removed), patch=patch,
+                      previous_path=previous)
+
+
+def _digest(title: str, files: list[FileChange], **extra: object) -> Digest:
+    return heuristic_digest(PRContext(title=title, files=files, **extra), Coverage(), "en")  # type: ignore[arg-type]
+
+
+def test_a_bump_that_also_rewrites_logic_is_judged_by_the_logic() -> None:
+    digest = _digest("Bump flashinfer to 0.3.1", [
+        _file("requirements/cuda.txt", ["flashinfer==0.3.1"], ["flashinfer==0.3.0"]),
+        _file("engine/attention/flashinfer.py", ["    workspace = allocate(256 * MB)", "    plan.reuse(workspace)"],
+              ["    workspace = allocate(128 * MB)"]),
+    ])
+    assert digest.verdict is not Verdict.SKIP
+    assert "titled as a version bump but also changes logic (`flashinfer.py`)" in digest.reason
+    pure = _digest("Bump flashinfer to 0.3.1", [_file("requirements/cuda.txt", ["flashinfer==0.3.1"],
+                                                        ["flashinfer==0.3.0"])])
+    assert pure.verdict is Verdict.SKIP
+
+
+def test_removing_one_assert_is_not_skipped_and_the_guard_is_named() -> None:
+    digest = _digest("Allow fp8 weights with group quantisation", [_file(
+        "engine/quant/fp8.py", [], ["        assert not self.group_quant, 'group quantisation is unsupported'"])])
+    assert digest.verdict is Verdict.SKIM
+    assert "removes a guard, `assert not self.group_quant" in digest.reason
+
+
+def test_a_guard_reworded_or_deleted_with_its_function_is_not_a_removed_guard() -> None:
+    reworded = _digest("Clearer error", [_file(
+        "engine/pool.py", ['        raise RuntimeError("out of blocks: every block is in use")'],
+        ['        raise RuntimeError("out of blocks")'])])
+    assert "guard" not in reworded.reason
+    dead = _digest("Remove the unused loader", [_file(
+        "engine/loader.py", [], ["def load_legacy(path):", "    assert path.endswith('.bin')", "    return read(path)"])])
+    assert dead.verdict is Verdict.SKIP and "guard" not in dead.reason
+
+
+def test_a_changed_default_is_named() -> None:
+    digest = _digest("Enable chunked prefill", [_file(
+        "engine/config.py", ["    enable_chunked_prefill: bool = True"], ["    enable_chunked_prefill: bool = False"])])
+    assert digest.verdict is not Verdict.SKIP
+    assert "changes the default of `enable_chunked_prefill` (False → True)" in digest.reason
+
+
+def test_a_keyword_argument_in_a_call_is_not_a_default() -> None:
+    digest = _digest("Tweak load", [_file("engine/ops/load.py", ["        other=0,"], ["        other=0.0,"])])
+    assert "default" not in digest.reason
+
+
+def test_security_words_make_a_small_fix_worth_reading_and_a_new_guard_deep() -> None:
+    plain = _digest("Fix CVE-2026-1234: do not load remote code unless asked", [_file(
+        "engine/loader.py", ["    if not trust_remote_code:", "        raise ValueError('remote code is not allowed')"],
+        ["    pass"])])
+    assert plain.verdict is Verdict.SKIM and "security change (`CVE-2026-1234`" in plain.reason
+    guarded = _digest("Sanitize user paths against path traversal", [_file(
+        "engine/files.py", ["def validate_user_path(root, path):",
+                            "    resolved = (root / path).resolve()",
+                            "    if root not in resolved.parents:",
+                            "        raise ValueError('path traversal is not supported')",
+                            "    return resolved"], status=FileStatus.MODIFIED)])
+    assert guarded.verdict is Verdict.DEEP_READ and "security change" in guarded.reason
+
+
+def test_passing_trust_remote_code_along_is_not_a_security_change() -> None:
+    digest = _digest("Add model", [_file("engine/models/foo.py",
+                                         ["    model = load(name, trust_remote_code=trust_remote_code)"])])
+    assert "security" not in digest.reason
+
+
+def test_a_move_into_third_party_with_import_updates_is_skipped_and_says_so() -> None:
+    moved = [_file(f"third_party/kernels/k{i}.py", status=FileStatus.RENAMED, previous=f"engine/kernels/k{i}.py")
+             for i in range(18)]
+    imports = [_file(f"engine/use{i}.py", ["from third_party.kernels import k1"], ["from engine.kernels import k1"])
+               for i in range(3)]
+    digest = _digest("Move vendored kernels", moved + imports)
+    assert digest.verdict is Verdict.SKIP
+    assert digest.reason.startswith("Moves 18 files into `third_party/kernels/`")
+
+
+def test_a_move_whose_code_changed_is_not_a_move() -> None:
+    moved = _file("engine/new/sched.py", ["    return pick(queue, policy)"], ["    return queue[0]"],
+                  status=FileStatus.RENAMED, previous="engine/old/sched.py")
+    digest = _digest("Move and change the scheduler", [moved])
+    assert "Moves" not in digest.reason
+
+
+def test_thousands_of_generated_one_line_files_are_skipped_however_many() -> None:
+    files = [_file(f"tests/data/tokens/t{i:05}.json", ['{"id": 1}'], status=FileStatus.ADDED, start=0)
+             for i in range(3000)]
+    digest = heuristic_digest(PRContext(title="Add tokenizer corpus", files=files, changed_files=20000),
+                              Coverage(), "en")
+    assert digest.verdict is Verdict.SKIP and "generated data" in digest.reason
+    assert any("3,000 of 20,000" in x for x in digest.open_items)
+
+
+def test_new_stages_and_cache_mounts_in_an_existing_image_build_are_deep_read() -> None:
+    digest = _digest("[Docker] Cache test dependencies", [_file("docker/Dockerfile", [
+        "FROM ${BASE_IMAGE} AS runtime-base",
+        "RUN apt-get install -y libnuma1",
+        "FROM runtime-base AS app-base",
+        "# Test requirements change rarely: keep them in their own stage so app changes do not rebuild them",
+        "FROM runtime-base AS test-deps",
+        "RUN --mount=type=cache,target=/root/.cache/uv uv pip install -r requirements/test.txt",
+        "FROM test-deps AS test",
+    ], ["FROM ${BASE_IMAGE} AS app-base", "FROM app-base AS test"])])
+    assert digest.verdict is Verdict.DEEP_READ
+    assert "new stages (`runtime-base`, `test-deps`)" in digest.reason
+    assert any("keep them in their own stage" in d.title for d in digest.decisions)
+    one_more = _digest("[Docker] Add a CUDA 13 image", [_file("docker/Dockerfile", [
+        "FROM base AS cuda13", "RUN --mount=type=cache,target=/root/.cache/uv uv pip install -e ."])])
+    assert one_more.verdict is not Verdict.DEEP_READ
+
+
+def test_an_existing_pattern_applied_across_test_files_is_skipped() -> None:
+    files = [_file(f"tests/models/test_m{i}.py", ["@pytest.fixture(scope='module')", f"def runner_m{i}():",
+                                                  f"    return start('m{i}')"],
+                   [f"def test_m{i}():", f"    r = start('m{i}')", "    r.check()", "    r.stop()"]) for i in range(5)]
+    digest = _digest("Share one runner per module", files)
+    assert digest.verdict is Verdict.SKIP and "existing pattern applied more widely" in digest.reason
+
+
+def test_a_one_line_fix_is_skipped_unless_it_is_kernel_code() -> None:
+    plain = _digest("[Bugfix] Detect full_attention", [_file(
+        "engine/config/model.py", ["        return layer in ('attention', 'full_attention')"],
+        ["        return layer == 'attention'"])])
+    assert plain.verdict is Verdict.SKIP and "the title says what changed" in plain.reason
+    kernel = _digest("[Bugfix] Fix overflow", [_file(
+        "engine/ops/triton_ops/utils.py", ["    + ram[:, None].to(tl.int64) * stride"], ["    + ram[:, None] * stride"])])
+    assert kernel.verdict is Verdict.SKIM
+
+
+def test_a_validation_refusing_unsupported_setups_is_named() -> None:
+    digest = _digest("Refuse fp8 KV cache on old GPUs", [_file("engine/config/cache.py", [
+        "    def validate_kv_cache_dtype(self, capability):",
+        "        if self.dtype == 'fp8' and capability < 89:",
+        "            raise ValueError('fp8 KV cache is not supported below compute capability 8.9')",
+    ])])
+    assert "refuses unsupported configurations loudly (`validate_kv_cache_dtype`)" in digest.reason
+
+
+def test_a_method_many_existing_classes_now_implement_is_an_interface() -> None:
+    backends = [_file(f"engine/attention/backends/b{i}.py", ["    @classmethod",
+                                                             "    def supported_cache_layouts(cls):",
+                                                             f"        return [Layout.L{i}]"], start=40)
+                for i in range(5)]
+    backends = [f.model_copy(update={"patch": f"@@ -40,0 +40,3 @@ class Backend{i}(AttentionBackend):\n"
+                                              + "\n".join((f.patch or "").split("\n")[1:])})
+                for i, f in enumerate(backends)]
+    digest = _digest("Backends declare their cache layouts", backends)
+    assert "adds a method, `supported_cache_layouts`, that 5 changed files implement" in digest.reason
+
+
+def test_a_new_package_holding_most_of_the_code_is_a_skim_of_its_shared_edits() -> None:
+    model = [_file(f"engine/models/zeta/{name}.py", [f"class Zeta{name.title()}:"] +
+                   [f"    def step{i}(self, x):" for i in range(12)], status=FileStatus.ADDED, start=0)
+             for name in ("model", "attention", "moe", "config", "weights", "processor")]
+    shared = _file("engine/layers/linear.py", ["class ZetaQKVLinear(QKVLinear):", "    def split(self, x):"])
+    digest = _digest("[Model] Add Zeta", [*model, shared])
+    assert digest.verdict is Verdict.SKIM
+    assert "new package `engine/models/zeta/`" in digest.reason and "`linear.py`" in digest.reason
+
+
+def test_audience_is_the_owners_of_the_code_not_of_the_tests() -> None:
+    files = [_file("engine/sched/batcher.py", ["    return pack(queue)"], ["    return queue"]),
+             _file("tests/sched/test_batcher.py", ["def test_pack():", "    assert pack([]) == []"])]
+    owners = {"@org/qa": ["tests/sched/test_batcher.py"], "@org/scheduler": ["engine/sched/batcher.py"]}
+    digest = _digest("Pack the queue", files, owners=owners)
+    assert digest.audience == ["org/scheduler (`engine/sched/batcher.py`)"]
+    # nobody owns the code: the config's areas come next, then the code areas themselves
+    by_area = _digest("Pack the queue", files, owners={"@org/qa": ["tests/sched/test_batcher.py"]},
+                      areas={"Scheduler": ["engine/sched/batcher.py"], "Tests": ["tests/sched/test_batcher.py"]})
+    assert by_area.audience == ["Scheduler"]
+    assert _digest("Pack the queue", files).audience == ["`engine/sched/`"]
+    ci = _digest("CI diagnostics", [_file(".buildkite/scripts/run.sh", ["collect() {", "  dmesg", "}"])])
+    assert ci.audience == ["`.buildkite/scripts/`"]

@@ -1,0 +1,105 @@
+"""zh-CN reads as a Chinese engineer writes it: 可以跳过 for skip, 、 in lists, every string translated,
+counts written the Chinese way, no "等另外 N 个"."""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from readworthy.analyze.heuristic import heuristic_digest
+from readworthy.analyze.wording import PHRASES, count, phrase
+from readworthy.gather.local import LocalSource, context_from_source
+from readworthy.gather.sample import load_sample
+from readworthy.models import (
+    Coverage,
+    Digest,
+    FileChange,
+    FileStatus,
+    LinkedIssue,
+    PRContext,
+    Report,
+    Verdict,
+)
+from readworthy.render.comment import render_markdown, verdict_word
+
+# Words an engineer writing Chinese keeps in English.
+# Product names and the words Chinese engineers write in English anyway ("GitHub Models" is a product).
+_KEPT_IN_ENGLISH = {"diff", "issue", "PR", "CI", "GitHub", "Models", "head", "tokens", "openai", "api", "key", "README"}
+_TEMPLATES = resources.files("readworthy.render") / "templates" / "zh-CN"
+
+
+def _english_words(text: str) -> set[str]:
+    text = re.sub(r"`[^`]*`|\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|\{[^}]*\}|</?\w+>", " ", text, flags=re.DOTALL)
+    return {w for w in re.findall(r"[A-Za-z]{3,}", text) if w not in _KEPT_IN_ENGLISH}
+
+
+def test_skip_reads_as_can_be_skipped() -> None:
+    assert verdict_word(Verdict.SKIP, "zh-CN") == "可以跳过"
+    assert verdict_word(Verdict.SKIM, "zh-CN") == "值得快速浏览"
+
+
+def test_every_heuristic_sentence_is_translated() -> None:
+    for key, text in PHRASES["zh-CN"].items():
+        assert not _english_words(text), (key, text)
+        fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
+        assert fields == {f for _, f, _, _ in string.Formatter().parse(PHRASES["en"][key]) if f} - {"s", "ls"}, key
+
+
+def test_the_comment_template_and_its_strings_are_translated() -> None:
+    strings = json.loads((_TEMPLATES / "strings.json").read_text("utf-8"))
+    values = [v for v in strings.values() if isinstance(v, str)]
+    values += [v for group in strings.values() if isinstance(group, dict) for v in group.values()]
+    for value in values:
+        assert not _english_words(value), value
+    template = (_TEMPLATES / "comment.md.j2").read_text("utf-8")
+    assert not _english_words(re.sub(r"\{#.*?#\}", "", template, flags=re.DOTALL)), "English left in comment.md.j2"
+
+
+def test_no_ungrammatical_more_phrase_anywhere() -> None:
+    texts = [*PHRASES["zh-CN"].values(), (_TEMPLATES / "strings.json").read_text("utf-8")]
+    assert not any("等另外" in t for t in texts)
+
+
+def test_omitted_files_are_listed_with_the_chinese_separator_and_a_total() -> None:
+    omitted = [f"gen/f{i}.json" for i in range(14)]
+    report = Report(digest=Digest(verdict=Verdict.SKIP, reason="x", headline="y"), analyzer="heuristic",
+                    language="zh-CN", coverage=Coverage(files_total=20, files_full=6, omitted=omitted))
+    footer = render_markdown(report).split("<summary>", 1)[1]
+    assert "（略去：`gen/f0.json`、`gen/f1.json`、" in footer
+    assert "`gen/f9.json` 等 14 个文件）" in footer and ", `" not in footer
+
+
+def test_issue_states_and_numbers_are_chinese() -> None:
+    ctx = load_sample()
+    digest = heuristic_digest(ctx, Coverage(), "zh-CN")
+    assert digest.linked_issue_findings[0].startswith("#812 ") and "（已关闭）" in digest.linked_issue_findings[0]
+    assert "(closed)" not in " ".join(digest.linked_issue_findings)
+    open_issue = ctx.model_copy(update={"linked_issues": [LinkedIssue(number=9, title="t", state="open")]})
+    assert "（未关闭）" in heuristic_digest(open_issue, Coverage(), "zh-CN").linked_issue_findings[0]
+    assert (count("zh-CN", 9047), count("zh-CN", 15314), count("zh-CN", 20000)) == ("9047", "1.5 万", "2 万")
+    assert count("en", 15314) == "15,314"
+    assert phrase("zh-CN", "removal", deleted=15314) == "删除代码（1.5 万 行）且没有新增：记住删掉了什么即可。"
+
+
+def test_lists_in_chinese_sentences_use_the_enumeration_comma() -> None:
+    patch = ("@@ -1,0 +1,4 @@\n+class AttentionBackend(ABC):\n+    supports_fp8: bool = False\n"
+             "+    supports_sinks: bool = False\n+    can_graph: bool = True")
+    ctx = PRContext(title="Backend capabilities", files=[
+        FileChange(path="engine/attention/backend.py", status=FileStatus.MODIFIED, additions=4, patch=patch)])
+    reason = heuristic_digest(ctx, Coverage(), "zh-CN").reason
+    assert "`supports_fp8`、`supports_sinks`、`can_graph`" in reason
+
+
+@pytest.mark.vllm_fixtures
+def test_real_prs_in_chinese_use_chinese_separators(vllm_fixtures: Path) -> None:
+    for entry in json.loads((vllm_fixtures / "index.json").read_text()):
+        ctx = context_from_source(LocalSource(patch=str(vllm_fixtures / str(entry["number"]) / "diff.patch")))
+        digest = heuristic_digest(ctx, Coverage(), "zh-CN")
+        for text in (digest.reason, *digest.audience, *(d.explanation.split("“")[0] for d in digest.decisions)):
+            assert "`, `" not in text and "等另外" not in text, (entry["number"], text)
+        assert not _english_words(re.sub(r"“[^”]*”", "", digest.reason)), (entry["number"], digest.reason)
