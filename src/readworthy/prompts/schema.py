@@ -36,12 +36,12 @@ class FieldGuide:
 FIELD_GUIDE: tuple[FieldGuide, ...] = (
     FieldGuide(
         "verdict", '"deep-read" | "skim" | "skip"',
-        "by the rule of thumb above: an engineer would copy or extend this code (deep-read), borrow one idea "
-        "from it (skim), or take nothing from it (skip); judged by what the change does, not its size or title.",
+        "an engineer would copy or extend this code (deep-read), borrow one idea (skim), or take nothing "
+        "(skip); judged by what the change does, not its size or title.",
     ),
     FieldGuide(
         "reason", "string",
-        "one sentence: what carries over (the pattern, mechanism or lesson), or why nothing does.",
+        "one sentence: what carries over (pattern, mechanism, lesson), or why nothing does.",
     ),
     FieldGuide("headline", "string", "what the PR does, in the reader's words; do not copy the PR title."),
     FieldGuide(
@@ -56,8 +56,8 @@ FIELD_GUIDE: tuple[FieldGuide, ...] = (
     ),
     FieldGuide(
         "start_reading", "list of strings",
-        "where to start reading, in order: paths or path::Symbol from this PR (the function to copy or extend "
-        "first, then the test that exercises it).",
+        "where to start reading, in order: paths or path::Symbol from this PR (what to copy or extend, then "
+        "its test).",
     ),
     FieldGuide(
         "discussion", "string",
@@ -69,7 +69,7 @@ FIELD_GUIDE: tuple[FieldGuide, ...] = (
     ),
     FieldGuide(
         "open_items", "list of strings",
-        "follow-ups, open questions and things to confirm that the material states.",
+        "follow-ups, open questions and things to confirm, as the material states them.",
     ),
     FieldGuide("related", "list of integers", "issue/PR numbers from the material that a reader should open."),
 )
