@@ -52,7 +52,12 @@ import code_recall as cr  # bench/ siblings
 import pr_agent_port as pa
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_FIXTURES = REPO.parent / "shared" / "fixtures" / "vllm"
+# ../shared beside the checkout, or a level further up from a git worktree (as tests/conftest.py looks)
+DEFAULT_FIXTURES = next(
+    (d / "shared" / "fixtures" / "vllm" for d in Path(__file__).resolve().parents[1].parents
+     if (d / "shared" / "fixtures" / "vllm").is_dir()),
+    Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "vllm",
+)
 BUDGETS = (4_000, 8_000, 16_000, 32_000)
 NOISE = (48472, 46799, 52672)
 MODES = ("alone", "noise")

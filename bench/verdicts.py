@@ -50,7 +50,12 @@ from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.models import Coverage
 
-DEFAULT_FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "vllm"
+# ../shared beside the checkout, or a level further up from a git worktree (as tests/conftest.py looks)
+DEFAULT_FIXTURES = next(
+    (d / "shared" / "fixtures" / "vllm" for d in Path(__file__).resolve().parents[1].parents
+     if (d / "shared" / "fixtures" / "vllm").is_dir()),
+    Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "vllm",
+)
 VERDICTS = ("deep-read", "skim", "skip")
 
 
