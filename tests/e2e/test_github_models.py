@@ -343,7 +343,7 @@ def test_github_models_401_and_413_name_the_token_and_the_budget(
     state = decode_state(own_comments(github_server, pr.number)[0].body)
     assert state is not None and state.fallback_reason == (
         "the request is larger than GitHub Models accepts for openai/gpt-4.1-mini (413: Request body too large "
-        "for gpt-5-mini model. Max size: 4000 tokens.): lower `budget` (now 7,200 tokens) or choose another `model`")
+        "for gpt-5-mini model. Max size: 4000 tokens.): lower `budget` (now 7,050 tokens) or choose another `model`")
     assert len(github_models_on.chat_requests) == 2  # one each: neither is retried
 
 
