@@ -93,8 +93,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_local(args: argparse.Namespace) -> int:
     """Analyze a patch file, stdin, or a git range of the repository in the current directory."""
-    from .analyze.client import make_openai_client
-    from .analyze.model import analyze
     from .gather.local import LocalSource, context_from_source
     from .pack.prompt import pack_prompt
 
@@ -121,6 +119,10 @@ def cmd_local(args: argparse.Namespace) -> int:
     if args.show_prompt:
         sys.stdout.write(prompt_to_text(prompt))
         return 0
+    # Imported only now: the openai SDK alone takes half a second, and --show-prompt needs none of it.
+    from .analyze.client import make_openai_client
+    from .analyze.model import analyze
+
     report = analyze(prompt, settings, client=make_openai_client(settings))
     _print_report(report, args.format)
     return 0
