@@ -237,7 +237,7 @@ def _issue_comment(payload: Mapping[str, Any], base: dict[str, Any]) -> Event:
     if rest[0] == "lang" and len(rest) == 2 and rest[1] in LANGUAGES:
         return Event(**common, kind="review", command="lang", language=rest[1])
     if rest[0] == "verdict" and len(rest) >= 2 and rest[1].lower() in VERDICT_WORDS:
-        reason = " ".join(first.split(maxsplit=3)[3:])[:MAX_VERDICT_REASON]
+        reason = " ".join(words[3:])[:MAX_VERDICT_REASON]
         return Event(**common, kind="review", command="verdict", team_verdict=rest[1].lower(),
                      verdict_reason=reason)
     usage = ("`/readworthy`, `/readworthy refresh`, `/readworthy lang en|zh-CN` or "
