@@ -195,7 +195,7 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
     taste = nearest(memory.corrections, profile, exclude_pr=number) if memory is not None else []
     # Packed once: the cache check, the prompt shown and the analysis all use this one (its hash is
     # over the cleaned context the Report will carry, and the corrections that inform it).
-    prompt = pack_prompt(ctx, settings)
+    prompt = pack_prompt(ctx, settings, corrections=taste)
     prompt = prompt.model_copy(update={"input_hash": taste_hash(prompt.input_hash, taste)})
     current_hash = prompt.input_hash
     seen = {"config_problems": problems, "prompt": prompt}
