@@ -28,8 +28,13 @@ with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a sh
 Environment read: GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL,
 GITHUB_GRAPHQL_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS, READWORTHY_GITHUB_MODELS(_URL).
 
-Outputs: verdict, comment-id, comment-url (one PR reviewed), prompt-tokens, completion-tokens,
-cost-usd (summed over the run), skipped-reason.
+Outputs: verdict (the team's when a maintainer gave one), comment-id, comment-url (one PR reviewed),
+prompt-tokens, completion-tokens, cost-usd (summed over the run), skipped-reason.
+
+Commands (`issue_comment`): the commenter's write access is asked from the permission API first. A
+`/readworthy verdict` is acknowledged 👍 once applied; one that does not count (no write access, a
+reason that reads as instructions to a model, nothing applied) gets 😕. The run's taste-memory notices
+(records skipped, and why) become notice annotations and a job-summary section.
 
 Everything the runner shows comes from here, and only from here: annotations (`::warning::` …),
 log groups, secret masks, outputs, and untrusted text (a PR's prompt) fenced by
