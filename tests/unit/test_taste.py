@@ -282,3 +282,29 @@ def test_memory_that_cannot_be_read_is_a_notice_not_a_failure(github_server: Git
     memory = read_memory(make_github(settings(github_server)), settings(github_server), "o/r", "x")
     assert not memory.readable and memory.corrections == []
     assert memory.notices and "could not be read" in memory.notices[0]
+
+
+def test_digest_renders_the_team_in_both_languages() -> None:
+    from readworthy.digest.models import DigestRequest, DigestResult
+    from readworthy.digest.render import digest_to_json, render_digest
+
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    cand = PullSummary(7, "Cache deps", "", "a", False, False, "closed", True, now, now, "", "main")
+    corrected = DigestEntry(cand, report(team_verdict()), "cached")
+    plain = DigestEntry(PullSummary(8, "Other", "", "b", False, False, "closed", True, now, now, "", "main"),
+                        report(None), "cached")
+    for language, agreement_text, entry_text in (
+        ("en", "the team gave its own verdict on 1 of these 2 pull requests and corrected **1** (1 deep-read → skim)",
+         "🧭 the team's verdict, given by maya; readworthy said deep-read"),
+        ("zh-CN", "团队对 1 个给出了自己的判定，纠正了 **1** 个（1 个 deep-read → skim）", "🧭 团队的判定，由 maya 给出；自动分析判为 deep-read"),
+    ):
+        result = DigestResult(request=DigestRequest(repo="o/r", prs=(7, 8)), language=language,
+                              entries=[corrected, plain])
+        text = render_digest(result, now=now)
+        assert agreement_text in text and entry_text in text
+        skim = text.split("## 👀", 1)[1].split("\n## ", 1)[0]
+        assert "#7" in skim  # listed under the team's verdict
+    data = json.loads(digest_to_json(DigestResult(request=DigestRequest(repo="o/r", prs=(7,)), language="en",
+                                                  entries=[corrected])))
+    assert data["entries"][0]["verdict"] == "skim" and data["entries"][0]["analysed_verdict"] == "deep-read"
+    assert data["entries"][0]["team"]["by"] == "maya"
