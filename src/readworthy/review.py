@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 import openai
+from pydantic import ValidationError
 
 from . import publish
 from .analyze.model import analyze
@@ -252,8 +253,22 @@ def _keep_in_memory(session: ReviewSession, report: Report, team: TeamVerdict, o
     if session.memory is None:
         return
     title = clean_line(report.title, 200)
-    correction = Correction(
-        pr=report.number or outcome.number,
+    try:
+        correction = _correction(report, team, title, outcome.number)
+    except ValidationError as exc:  # a bug, not a reason to lose the review: say so and go on
+        outcome.memory_problem = f"the record could not be built ({exc.errors()[0].get('msg', 'invalid')})"
+        return
+    try:
+        outcome.memory_url = publish.keep_correction(session.gh, session.repo, session.memory.get(), correction,
+                                                     session.own_login, session.settings.language)
+    except PublishError as exc:
+        log.warning("#%d: the team's verdict was not kept in the taste memory: %s", outcome.number, exc)
+        outcome.memory_problem = str(exc)
+
+
+def _correction(report: Report, team: TeamVerdict, title: str, number: int) -> Correction:
+    return Correction(
+        pr=report.number or number,
         title="" if steering(title) else title,
         areas=team.profile.areas, kinds=team.profile.kinds, lines=team.profile.lines,
         analysed=team.analysed, team=team.verdict,
@@ -261,12 +276,6 @@ def _keep_in_memory(session: ReviewSession, report: Report, team: TeamVerdict, o
         by=team.by if re.fullmatch(LOGIN_PATTERN, team.by) else "",
         head=team.head_sha[:12].lower() if re.fullmatch(r"[0-9a-fA-F]*", team.head_sha) else "", at=team.at,
     )
-    try:
-        outcome.memory_url = publish.keep_correction(session.gh, session.repo, session.memory.get(), correction,
-                                                     session.own_login, session.settings.language)
-    except PublishError as exc:
-        log.warning("#%d: the team's verdict was not kept in the taste memory: %s", outcome.number, exc)
-        outcome.memory_problem = str(exc)
 
 
 def _team_verdict(request: Request, previous: Report | None, report: Report, ctx: PRContext,
@@ -276,7 +285,7 @@ def _team_verdict(request: Request, previous: Report | None, report: Report, ctx
     given = request.given
     if given is None:
         return previous.team if previous is not None else None
-    return TeamVerdict(verdict=given.verdict, by=given.by, reason=given.reason, head_sha=ctx.head_sha,
+    return TeamVerdict(verdict=given.verdict, by=given.by[:60], reason=given.reason[:200], head_sha=ctx.head_sha[:40],
                        at=datetime.now(UTC).isoformat(timespec="seconds"), analysed=report.digest.verdict,
                        profile=profile)
 

@@ -8,6 +8,7 @@ the same ones the packer and the heuristic use).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
@@ -16,14 +17,14 @@ from ..pack.classify import Classifier
 
 AREA_DEPTH = 3  # vllm/model_executor/models: deep enough to tell a model drop from a layer change
 ROOT_AREA = "."  # files at the repository root
-_UNSAFE = str.maketrans({c: "_" for c in "`<>[]()*&\\\"'|!#$%^=~;:?,{}"})
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+/-]")  # paths are PR text: anything else (bidi, @, markup) becomes _
 
 
 def area_of(path: str, depth: int = AREA_DEPTH) -> str:
     """The directory a file lives in, cut to `depth` levels ("." for a file at the root)."""
     parts = [p for p in path.split("/")[:-1] if p]
     area = "/".join(parts[:depth]) if parts else ROOT_AREA
-    return area.translate(_UNSAFE)[:120] or ROOT_AREA
+    return _UNSAFE.sub("_", area)[:120] or ROOT_AREA
 
 
 def change_profile(files: Iterable[FileChange], file_kinds: Mapping[str, str] | None = None) -> ChangeProfile:

@@ -25,6 +25,7 @@ import re
 from pydantic import ValidationError
 
 from ..models import Correction, Verdict
+from ..pack.classify import FileKind
 from ..render import safe_markdown as sm
 
 MARKER = "<!-- readworthy-taste:v1 -->"
@@ -43,6 +44,7 @@ _STEERING = re.compile(
     r"|<<<|>>>|<\|[^|>]{0,30}\|>|\[/?INST\]|```|<!--|-->",
     re.IGNORECASE | re.MULTILINE,
 )
+KINDS = frozenset(kind.value for kind in FileKind)
 _WORDS = {
     "en": "{pr} {title}: readworthy said **{analysed}**, the team says **{team}** ({by}){reason}",
     "zh-CN": "{pr} {title}：自动分析判为 **{analysed}**，团队判为 **{team}**（{by}）{reason}",
@@ -115,9 +117,14 @@ def parse_record(body: str) -> Correction | None:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first.get("loc", ())) or "the block"
         raise RecordProblem(f"`{where[:40]}`: {str(first.get('msg', 'invalid'))[:100]}") from None
-    for key, value in (("title", correction.title), ("reason", correction.reason)):
+    unknown = sorted(set(correction.kinds) - KINDS)
+    if unknown:
+        raise RecordProblem(f"unknown file kind(s) {', '.join(unknown)[:60]}; known: {', '.join(sorted(KINDS))}")
+    for key, value in (("title", correction.title), ("reason", correction.reason),
+                       ("areas", " ".join(a.replace("/", " ") for a in correction.areas))):
         if steering(value):
-            raise RecordProblem(f"its {key} reads as instructions to a model, not as a {key}")
+            raise RecordProblem(f"its {key} read as instructions to a model, not as {key}" if key == "areas" else
+                                f"its {key} reads as instructions to a model, not as a {key}")
     return correction
 
 
