@@ -442,3 +442,19 @@ def test_corrections_are_fenced_redacted_and_leave_the_rest_unchanged() -> None:
     assert secret not in user and "[REDACTED" in section
     assert user.index("team_corrections>>>") < user.index(f"<<<BEGIN {token.group(1)} pr>>>")
     assert taught.input_hash == plain.input_hash  # the cache key adds the corrections in review.py (taste_hash)
+
+
+def test_a_budget_too_tight_for_the_examples_keeps_the_pr_and_drops_them() -> None:
+    ctx = noisy_context()
+    floor = next(b for b in range(1_000, 4_000, 10) if _packs(ctx, b, []))
+    assert _packs(ctx, floor, _taste(3))  # the examples never turn a budget that fits into a config error
+    prompt = pack_prompt(ctx, Settings(budget=floor), corrections=_taste(3))
+    assert prompt.tokens <= floor and prompt.taste_prs == [] and "team_corrections" not in prompt.messages[1].content
+
+
+def _packs(ctx: PRContext, budget: int, taste: list[CorrectionMatch]) -> bool:
+    try:
+        pack_prompt(ctx, Settings(budget=budget), corrections=taste)
+    except ConfigError:
+        return False
+    return True

@@ -34,7 +34,7 @@ from ..models import (
 )
 from ..prompts.messages import build_messages
 from .classify import NAME_ONLY_KINDS, Classifier
-from .corrections import limit_for, render_corrections
+from .corrections import CorrectionsText, limit_for, render_corrections
 from .diff import pack_diff
 from .index import compact_index_tokens, render_file_list
 from .material import input_hash, prepare_material
@@ -83,6 +83,10 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
     # instructions, the corrections, and the fences of all six sections, each holding one character
     fixed = messages_tokens(build_messages({**extra, **dict.fromkeys(SECTIONS, "x")}, settings.language), counter)
     room = settings.budget - fixed - SECTION_SLACK_TOKENS * len(SECTIONS)
+    if extra and room < MIN_CONTENT_TOKENS:  # a budget this tight keeps the PR, never the team's examples
+        taste, extra = CorrectionsText("", []), {}
+        fixed = messages_tokens(build_messages(dict.fromkeys(SECTIONS, "x"), settings.language), counter)
+        room = settings.budget - fixed - SECTION_SLACK_TOKENS * len(SECTIONS)
     if room < MIN_CONTENT_TOKENS:
         raise ConfigError(
             f"budget {settings.budget} leaves {max(room, 0)} tokens for the PR after the {fixed}-token "
