@@ -283,18 +283,25 @@ def keep_correction(gh: GitHub, repo: str, memory: TasteMemory, correction: Corr
 
 
 def _open_memory_issue(gh: GitHub, repo: str) -> int:
-    gh_repo = _lazy_repo(gh, repo)
+    """The memory issue, labelled. The label is made first when missing: the memory is found by it, and an
+    issue opened without it would be lost to the next run (which would open another)."""
     try:
         with github_errors(f"read the label {MEMORY_LABEL}"):
-            gh_repo.get_label(MEMORY_LABEL)
+            gh.requester.requestJsonAndCheck("GET", f"/repos/{repo}/labels/{MEMORY_LABEL}")
     except GitHubNotFound:
         with github_errors(f"create the label {MEMORY_LABEL}", writing=True, permission="issues: write"):
-            gh_repo.create_label(MEMORY_LABEL, MEMORY_LABEL_COLOR, "readworthy's memory of the team's reading taste")
+            gh.requester.requestJsonAndCheck("POST", f"/repos/{repo}/labels", input={
+                "name": MEMORY_LABEL, "color": MEMORY_LABEL_COLOR,
+                "description": "readworthy's memory of the team's reading taste"})
     except GitHubError as exc:
         raise PublishError(f"cannot open the taste memory: {exc}") from None
     with github_errors("open the taste-memory issue", writing=True, permission="issues: write"):
-        issue = gh_repo.create_issue(title=MEMORY_TITLE, body=MEMORY_ISSUE_BODY, labels=[MEMORY_LABEL])
-        return int(issue.number)
+        _, data = gh.requester.requestJsonAndCheck("POST", f"/repos/{repo}/issues", input={
+            "title": MEMORY_TITLE, "body": MEMORY_ISSUE_BODY, "labels": [MEMORY_LABEL]})
+    number = (data or {}).get("number")
+    if not isinstance(number, int):
+        raise PublishError("GitHub's answer to opening the taste-memory issue has no issue number; re-run the job")
+    return number
 
 
 # --------------------------------------------------------------------------- the digest's issue or discussion

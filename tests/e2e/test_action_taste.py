@@ -96,6 +96,7 @@ def test_writer_correction_updates_comment_label_outputs_and_memory(
         pr.number, Verdict.DEEP_READ, Verdict.SKIM, "too narrow", "maya")
     assert kept.areas == {"docker": 6} and kept.kinds == {"build": 6} and kept.title.startswith("[Docker] Cache")
     assert memory_reads(team) == 1
+    assert team.count("POST", r"/labels$") == 1 and team.count("POST", r"/repos/[^/]+/[^/]+/issues$") == 1
     assert "kept in the taste memory" in result.summary
 
     # the same PR corrected again: the record is edited, never a second one
