@@ -297,6 +297,7 @@ def review_pull_request(repo: str, number: int, settings: Settings, *, dry_run: 
 
     gh = make_github(settings)
     login = settings.own_login or ("" if dry_run else own_login(gh, settings))
+    # Without our login (a dry run) our own memory records could not be told from anyone's: no memory then.
     session = ReviewSession(gh, make_openai_client(settings), repo, settings, login,
-                            memory=MemoryReader(gh, settings, repo, login))
+                            memory=MemoryReader(gh, settings, repo, login) if login else None)
     return review_one(session, number, Request(force=settings.force, explicit=True, dry_run=dry_run))
