@@ -3,7 +3,8 @@
     .venv/bin/python bench/action_runs.py
 
 For a realistic discussed PR, one row per run of a typical PR's life: GitHub reads and writes, model
-calls and tokens, our comments on the PR afterwards, and wall time. The cost goal (issue #6): a push
+calls and tokens, our comments on the PR afterwards, and wall time. Every review run reads the taste
+memory once (one GraphQL request); a `/readworthy verdict` also writes it. The cost goal (issue #6): a push
 that does not change the content makes 0 model calls; every run leaves exactly one comment.
 """
 
@@ -87,6 +88,16 @@ def main() -> None:
             cmd = gh.add_comment(REPO, seeded.number, "maya", "/readworthy")
             rows.append(("/readworthy by a writer", run_once(gh, ai, work / "w", "issue_comment",
                                                               comment_payload(seeded.number, "maya", cmd.body, cmd.id))))
+            # the team's taste: the first correction opens the memory issue, a second one edits its record
+            for n, text in enumerate(("/readworthy verdict skim too narrow", "/readworthy verdict skip routine")):
+                cmd = gh.add_comment(REPO, seeded.number, "maya", text)
+                rows.append((f"/readworthy verdict #{n + 1}", run_once(gh, ai, work / f"v{n}", "issue_comment",
+                                                                      comment_payload(seeded.number, "maya", cmd.body,
+                                                                                      cmd.id))))
+            cmd = gh.add_comment(REPO, seeded.number, "rita", "/readworthy verdict deep-read")
+            rows.append(("/readworthy verdict by a reader", run_once(gh, ai, work / "vr", "issue_comment",
+                                                                      comment_payload(seeded.number, "rita", cmd.body,
+                                                                                      cmd.id))))
         print(f"{'run':32} {'exit':>4} {'GH reads':>8} {'GH writes':>9} {'model calls':>11} {'wall s':>7}")
         for name, r in rows:
             print(f"{name:32} {r['code']:>4} {r['reads']:>8} {r['writes']:>9} {r['model_calls']:>11} {r['wall']:>7.2f}")

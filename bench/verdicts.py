@@ -1,6 +1,7 @@
 """Verdict agreement with the labelled vLLM PRs: the heuristic, and replayed model answers.
 
     .venv/bin/python bench/verdicts.py [--fixtures ../shared/fixtures/vllm] [--answers FILE ...] [--no-heuristic]
+    .venv/bin/python bench/verdicts.py --memory [--seed 17] [--splits 200]
 
 For each source of verdicts: agreement with labels.jsonl (share of PRs whose verdict equals the
 label, also on the high-confidence labels alone), a 3x3 confusion matrix (rows: label, columns:
@@ -32,6 +33,16 @@ Add `--model M` (and `--budget N`) to record another model or budget into anothe
 several `--answers` to compare them. Record again whenever PROMPT_VERSION changes: the answers were
 made with the prompt of their day. A run without a usable key writes heuristic answers (their
 "analyzer" says so), and the report names them.
+
+--memory: does the team's taste memory help the heuristic on PRs it has not seen? (bench/taste_memory.py)
+  The labelled PRs are split in two halves with a seeded shuffle (--seed, stated in the output). The
+  training half becomes the memory: for each of its PRs, the heuristic's own verdict as the analysed one
+  and the label as the team's (a correction where they differ, a confirmation where they agree), with the
+  profile readworthy keeps for a correction. On the held-out half the heuristic is scored three ways:
+  without memory, with it, and with a shuffled control (the team verdicts permuted among the training
+  PRs, so that the memory holds as many verdicts of each kind, attached to the wrong changes). Then the
+  same over --splits seeded splits (mean agreement, and on how many splits the memory helped or hurt),
+  with an ablation: a plain nearest-neighbour vote that ignores the analysed verdict.
 """
 
 from __future__ import annotations
@@ -240,6 +251,9 @@ def report(result: Agreement) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES)
+    parser.add_argument("--memory", action="store_true", help="measure the taste memory on held-out PRs")
+    parser.add_argument("--seed", type=int, default=17, help="--memory: the seed of the reported split")
+    parser.add_argument("--splits", type=int, default=200, help="--memory: how many seeded splits to average")
     parser.add_argument("--answers", type=Path, action="append", default=[], metavar="FILE",
                         help="recorded answers to score (repeatable)")
     parser.add_argument("--no-heuristic", action="store_true", help="score only the --answers files")
@@ -252,6 +266,11 @@ def main(argv: list[str] | None = None) -> int:
     labels = load_labels(labels_file)
     print(f"{len(labels)} labelled PRs: " + ", ".join(
         f"{v} {sum(1 for x in labels.values() if x.verdict == v)}" for v in VERDICTS))
+    if args.memory:
+        from taste_memory import memory_bench
+
+        print(memory_bench(args.fixtures, labels, args.seed, args.splits, args.language))
+        return 0
     results = []
     if not args.no_heuristic:
         results.append(agreement("heuristic", labels, heuristic_answers(args.fixtures, sorted(labels), args.language)))

@@ -28,8 +28,13 @@ with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a sh
 Environment read: GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL,
 GITHUB_GRAPHQL_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS, READWORTHY_GITHUB_MODELS(_URL).
 
-Outputs: verdict, comment-id, comment-url (one PR reviewed), prompt-tokens, completion-tokens,
-cost-usd (summed over the run), skipped-reason.
+Outputs: verdict (the team's when a maintainer gave one), comment-id, comment-url (one PR reviewed),
+prompt-tokens, completion-tokens, cost-usd (summed over the run), skipped-reason.
+
+Commands (`issue_comment`): the commenter's write access is asked from the permission API first. A
+`/readworthy verdict` is acknowledged 👍 once applied; one that does not count (no write access, a
+reason that reads as instructions to a model, nothing applied) gets 😕. The run's taste-memory notices
+(records skipped, and why) become notice annotations and a job-summary section.
 
 Everything the runner shows comes from here, and only from here: annotations (`::warning::` …),
 log groups, secret masks, outputs, and untrusted text (a PR's prompt) fenced by
@@ -62,17 +67,19 @@ from .config import Settings, action_settings, read_inputs
 from .errors import ConfigError, EventError, PublishError, ReadworthyError
 from .event import Event, parse_event
 from .gather.github_api import GitHub, make_github, own_login
-from .gather.rest import collaborator_permission, open_pull_numbers
-from .models import Prompt
+from .gather.memory import MemoryReader
+from .gather.rest import has_write_access, open_pull_numbers
+from .memory.record import clean_line, steering
+from .models import Prompt, Verdict
 
 if TYPE_CHECKING:
     from .digest.models import DigestResult
-from .review import Request, ReviewOutcome, ReviewSession, review_one
+from .review import GivenVerdict, Request, ReviewOutcome, ReviewSession, review_one
 
 log = logging.getLogger(__name__)
 
 MAX_ALL_OPEN = 20
-WRITE_PERMISSIONS = ("admin", "maintain", "write")
+REFUSED = "confused"  # the reaction to a /readworthy verdict that did not count
 OUTPUT_NAMES = (
     "verdict",
     "comment-id",
@@ -92,6 +99,7 @@ class RunResult:
     outcomes: list[ReviewOutcome] = field(default_factory=list)
     skipped_reason: str = ""
     skipped_message: str = ""
+    memory_notices: list[str] = field(default_factory=list)  # taste-memory comments skipped, and why
 
 
 def run_action(environ: Mapping[str, str]) -> int:
@@ -176,11 +184,6 @@ def _repo(event: Event, environ: Mapping[str, str]) -> str:
     return repo
 
 
-def has_write_access(gh: GitHub, repo: str, login: str) -> bool:
-    """The collaborator permission API, not the payload's author_association (a hint, not an answer)."""
-    return bool(login) and collaborator_permission(gh, repo, login) in WRITE_PERMISSIONS
-
-
 def _open_prs(gh: GitHub, repo: str) -> tuple[int, ...]:
     numbers, capped = open_pull_numbers(gh, repo, MAX_ALL_OPEN)
     if capped:
@@ -188,23 +191,53 @@ def _open_prs(gh: GitHub, repo: str) -> tuple[int, ...]:
     return tuple(numbers)
 
 
+def _react(gh: GitHub, repo: str, event: Event, content: str) -> None:
+    if event.comment_id is None:
+        return
+    try:
+        publish.react(gh, repo, event.pr_numbers[0], event.comment_id, content)
+    except PublishError as exc:
+        log.warning("could not react to the command: %s", exc)
+
+
+def _command_refused(gh: GitHub, repo: str, event: Event) -> RunResult | None:
+    """The permission check of a /readworthy command (and of a verdict's reason); None when it may run.
+    A refused verdict gets a 😕 reaction, so the person knows it did not count; the other commands
+    stay silent for readers (a reader's comment causes no write)."""
+    if not has_write_access(gh, repo, event.commenter):
+        if event.command == "verdict":
+            _react(gh, repo, event, REFUSED)
+        why = f"{event.commenter or 'the commenter'} has no write access to {repo}; /readworthy needs write access"
+        return RunResult(skipped_reason="no-permission", skipped_message=why)
+    if event.command == "verdict" and steering(event.verdict_reason):
+        _react(gh, repo, event, REFUSED)
+        why = ("the verdict's reason reads as instructions to a model, so it would be skipped from the taste "
+               "memory; give the verdict again with a plain one-line reason")
+        return RunResult(skipped_reason="unusable-reason", skipped_message=why)
+    if event.command != "verdict":
+        _react(gh, repo, event, "eyes")
+    return None
+
+
+def _given(event: Event) -> GivenVerdict | None:
+    if event.command != "verdict":
+        return None
+    return GivenVerdict(Verdict(event.team_verdict), event.commenter, clean_line(event.verdict_reason, 200))
+
+
 def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) -> RunResult:
     repo = _repo(event, environ)
     gh = make_github(settings)
     if event.name == "issue_comment":
-        if not has_write_access(gh, repo, event.commenter):
-            why = f"{event.commenter or 'the commenter'} has no write access to {repo}; /readworthy needs write access"
-            return RunResult(skipped_reason="no-permission", skipped_message=why)
-        if event.comment_id is not None:
-            try:
-                publish.react(gh, repo, event.pr_numbers[0], event.comment_id, "eyes")
-            except PublishError as exc:
-                log.warning("could not acknowledge the command: %s", exc)
+        refused = _command_refused(gh, repo, event)
+        if refused is not None:
+            return refused
         if event.language:
             settings = settings.model_copy(update={"language": event.language})
     login = settings.own_login or own_login(gh, settings)
     client = make_openai_client(settings)
-    session = ReviewSession(gh, client, repo, settings, login, cost_gate(settings, client is not None))
+    session = ReviewSession(gh, client, repo, settings, login, cost_gate(settings, client is not None),
+                            MemoryReader(gh, settings, repo, login))
     numbers = event.pr_numbers or (_open_prs(gh, repo) if event.all_open else ())
     if not numbers:
         return RunResult(skipped_reason="nothing-to-do", skipped_message="no pull request to review")
@@ -214,6 +247,7 @@ def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) ->
         explicit=event.name in ("workflow_dispatch", "issue_comment") or labeled,
         remove_label=event.label if labeled else "",
         pr=event.pr,
+        given=_given(event),
     )
     result = RunResult()
     for number in numbers:
@@ -228,6 +262,14 @@ def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) ->
             _show_prompt(outcome.prompt)
         _log_outcome(outcome)
         result.outcomes.append(outcome)
+    if request.given is not None:
+        applied = any(o.report is not None and o.report.team is not None
+                      and o.status in ("published", "unchanged", "cached") for o in result.outcomes)
+        _react(gh, repo, event, "+1" if applied else REFUSED)
+    memory = session.memory.read if session.memory is not None else None
+    result.memory_notices = list(memory.notices) if memory is not None else []
+    for notice in result.memory_notices:
+        core.notice(f"readworthy: {notice}")
     return result
 
 
@@ -250,6 +292,9 @@ def _show_prompt(prompt: Prompt) -> None:
 
 def _log_outcome(outcome: ReviewOutcome) -> None:
     n = outcome.number
+    if outcome.memory_problem:
+        core.warning(f"readworthy: #{n}: the team's verdict was not kept in the taste memory: "
+                     f"{outcome.memory_problem}")
     if outcome.status == "skipped":
         core.notice(f"readworthy: #{n} skipped: {outcome.message}")
     elif outcome.status == "blocked":
@@ -262,7 +307,7 @@ def _log_outcome(outcome: ReviewOutcome) -> None:
         core.warning(f"readworthy: #{n}: the model could not be used ({outcome.model_failure}); "
                      f"a labelled heuristic digest was posted: {outcome.comment_url}")
     else:
-        verdict = outcome.report.digest.verdict.value if outcome.report else "?"
+        verdict = outcome.report.verdict.value if outcome.report else "?"
         how = "reused (inputs unchanged, no model call)" if outcome.cached else outcome.status
         core.info(f"readworthy: #{n}: {verdict}, comment {how}: {outcome.comment_url}")
 
@@ -290,8 +335,14 @@ def _summary(result: RunResult) -> str:
                 lines.append(f"Comment ({how}): {o.comment_url}")
             if o.report is not None and o.report.model_withheld and not o.cached:
                 lines.append(f"ℹ️ Model not asked: {o.report.model_withheld}")
+            if o.memory_url:
+                lines.append(f"🧭 The team's verdict is kept in the taste memory: {o.memory_url}")
+            if o.memory_problem:
+                lines.append(f"⚠️ The team's verdict is on the PR but not in the taste memory: {o.memory_problem}")
             lines += ["", o.markdown]
         lines.append("")
+    if result.memory_notices:
+        lines += ["### Taste memory", ""] + [f"- {notice}" for notice in result.memory_notices] + [""]
     return "\n".join(lines)
 
 
@@ -305,7 +356,7 @@ def _outputs(result: RunResult) -> dict[str, str | int | float | None]:
     if not skipped and len(result.outcomes) == 1:
         skipped = result.outcomes[0].skipped_reason
     return {
-        "verdict": single.report.digest.verdict.value if single and single.report else "",
+        "verdict": single.report.verdict.value if single and single.report else "",
         "comment-id": single.comment.id if single and single.comment else "",
         "comment-url": single.comment_url if single else "",
         "prompt-tokens": prompt_tokens,

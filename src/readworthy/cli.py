@@ -55,7 +55,7 @@ def _settings_from_args(args: argparse.Namespace, **extra: object) -> Settings:
 
 def report_to_json(report: Report) -> str:
     """The structured digest with the verdict at the top level, then everything else."""
-    data = {"verdict": report.digest.verdict.value, **report.model_dump(mode="json")}
+    data = {"verdict": report.verdict.value, **report.model_dump(mode="json")}
     return json.dumps(data, ensure_ascii=False, indent=2)
 
 

@@ -23,7 +23,9 @@ MAX_DISPATCH_PRS = 50
 COMMAND = "/readworthy"
 
 Kind = Literal["review", "digest", "skip"]
-Command = Literal["", "review", "refresh", "lang"]
+Command = Literal["", "review", "refresh", "lang", "verdict"]
+VERDICT_WORDS = ("deep-read", "skim", "skip")
+MAX_VERDICT_REASON = 200
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class Event:
     label: str = ""  # the label that was added (labeled)
     command: Command = ""  # issue_comment: which /readworthy command
     language: str | None = None  # /readworthy lang zh-CN
+    team_verdict: str = ""  # /readworthy verdict skim too narrow -> "skim"
+    verdict_reason: str = ""  # ... -> "too narrow" (the rest of the command's line)
     commenter: str = ""
     comment_id: int | None = None
     notes: tuple[str, ...] = field(default=())
@@ -232,7 +236,12 @@ def _issue_comment(payload: Mapping[str, Any], base: dict[str, Any]) -> Event:
         return Event(**common, kind="review", command="refresh", force=True)
     if rest[0] == "lang" and len(rest) == 2 and rest[1] in LANGUAGES:
         return Event(**common, kind="review", command="lang", language=rest[1])
-    usage = "`/readworthy`, `/readworthy refresh` or `/readworthy lang en|zh-CN`"
+    if rest[0] == "verdict" and len(rest) >= 2 and rest[1].lower() in VERDICT_WORDS:
+        reason = " ".join(words[3:])[:MAX_VERDICT_REASON]
+        return Event(**common, kind="review", command="verdict", team_verdict=rest[1].lower(),
+                     verdict_reason=reason)
+    usage = ("`/readworthy`, `/readworthy refresh`, `/readworthy lang en|zh-CN` or "
+             "`/readworthy verdict deep-read|skim|skip [reason]`")
     return Event(**common, kind="skip", skip_code="unknown-command",
                  reason=f"unknown command {first[:60]!r}; use {usage}")
 

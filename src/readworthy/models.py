@@ -229,6 +229,7 @@ class Prompt(_Frozen):
     # The cleaned, redacted context the prompt was packed from: what analysis, grounding and the
     # Report's title must use (a secret in the raw title must not reach the comment). Not serialised.
     material: PRContext | None = Field(default=None, exclude=True, repr=False)
+    taste_prs: list[int] = Field(default_factory=list)  # the team's past corrections the prompt shows (their PRs)
 
 
 # --------------------------------------------------------------------------- analysis
@@ -270,6 +271,79 @@ class Digest(BaseModel):
     related: list[int] = Field(default_factory=list, max_length=8)
 
 
+# --------------------------------------------------------------------------- the team's taste
+
+# Paths in a profile: what a repository's directory names use, nothing that could act in Markdown.
+AreaName = Annotated[str, Field(max_length=120, pattern=r"^[A-Za-z0-9._+@-][A-Za-z0-9._+@/ -]*$")]
+MAX_PROFILE_AREAS = 8
+LOGIN_PATTERN = r"^(?:[A-Za-z0-9][A-Za-z0-9-]*(?:\[bot\])?)?$"  # a GitHub login, or ""
+
+
+class ChangeProfile(_Frozen):
+    """What kind of change a PR is, to compare it with the team's past corrections (memory/profile.py):
+    the directories it changes most and the kinds of file it changes, each with its changed lines."""
+
+    areas: dict[AreaName, Annotated[int, Field(ge=0, le=10**8)]] = Field(default_factory=dict,
+                                                                          max_length=MAX_PROFILE_AREAS)
+    kinds: dict[Annotated[str, Field(max_length=20)], Annotated[int, Field(ge=0, le=10**8)]] = Field(
+        default_factory=dict, max_length=16)
+    lines: int = Field(default=0, ge=0, le=10**9)
+
+
+class Correction(_Frozen):
+    """One verdict the team gave on a PR, as the taste memory keeps it (memory/record.py): corrected
+    when `team` differs from `analysed`, confirmed when it is the same."""
+
+    pr: int = Field(ge=1, lt=10**9)
+    title: str = Field(default="", max_length=200)
+    areas: dict[AreaName, Annotated[int, Field(ge=0, le=10**8)]] = Field(default_factory=dict,
+                                                                          max_length=MAX_PROFILE_AREAS)
+    kinds: dict[Annotated[str, Field(max_length=20)], Annotated[int, Field(ge=0, le=10**8)]] = Field(
+        default_factory=dict, max_length=16)
+    lines: int = Field(default=0, ge=0, le=10**9)
+    analysed: Verdict
+    team: Verdict
+    reason: str = Field(default="", max_length=200)
+    by: str = Field(default="", max_length=60, pattern=LOGIN_PATTERN)
+    head: str = Field(default="", max_length=40, pattern=r"^[0-9a-f]*$")
+    at: str = Field(default="", max_length=32, pattern=r"^[0-9T:.+Z-]*$")
+
+    @property
+    def profile(self) -> ChangeProfile:
+        return ChangeProfile(areas=self.areas, kinds=self.kinds, lines=self.lines)
+
+    @property
+    def corrected(self) -> bool:
+        return self.team is not self.analysed
+
+
+class CorrectionMatch(_Frozen):
+    """A past correction and how similar its change is to the PR at hand (0..1, memory/similar.py)."""
+
+    correction: Correction
+    similarity: float = Field(ge=0.0, le=1.0)
+
+
+class TeamVerdict(_Frozen):
+    """The verdict a maintainer gave with `/readworthy verdict`, kept in the comment's hidden state."""
+
+    verdict: Verdict
+    by: str = Field(max_length=60)
+    reason: str = Field(default="", max_length=200)
+    head_sha: str = Field(default="", max_length=40)  # the head it was given on
+    at: str = Field(default="", max_length=32)  # ISO time
+    analysed: Verdict  # the analysis it corrected (or confirmed), for the digest's agreement
+    profile: ChangeProfile = Field(default_factory=ChangeProfile)  # the kind of change, for the digest
+
+
+class TasteUse(_Frozen):
+    """How the team's past corrections informed this analysis: shown to the model, or weighed by the
+    heuristic (`changed_from`: its own verdict, when the corrections changed it)."""
+
+    prs: list[int] = Field(default_factory=list, max_length=10)
+    changed_from: Verdict | None = None
+
+
 class Usage(_Frozen):
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -299,3 +373,10 @@ class Report(BaseModel):
     url: str = ""
     head_sha: str = ""
     input_hash: str = ""
+    team: TeamVerdict | None = None  # the team's verdict (`/readworthy verdict`), kept across re-runs
+    taste: TasteUse | None = None  # the team's past corrections that informed this analysis
+
+    @property
+    def verdict(self) -> Verdict:
+        """The verdict that counts: the team's when a maintainer gave one, else the analysis'."""
+        return self.team.verdict if self.team is not None else self.digest.verdict

@@ -25,8 +25,10 @@ from github.Repository import Repository
 from .config import Settings
 from .errors import CommentBlocked, GitHubError, GitHubNotFound, PublishError
 from .gather.github_api import GitHub, github_errors, graphql, graphql_reader
+from .gather.memory import MEMORY_LABEL, MEMORY_TITLE, TasteMemory
 from .gather.rest import GitHubComment, find_own_comments
-from .models import Verdict
+from .memory.record import format_record
+from .models import Correction, Verdict
 from .render.state import MARKER, has_marker
 
 log = logging.getLogger(__name__)
@@ -236,6 +238,70 @@ def react(gh: GitHub, repo: str, number: int, comment_id: int, content: str = "e
     """Acknowledge a /readworthy command with a reaction on the comment."""
     with github_errors("react to the command comment", writing=True):
         _lazy_repo(gh, repo).get_issue(number).get_comment(comment_id).create_reaction(content)
+
+
+# --------------------------------------------------------------------------- the taste memory
+
+MEMORY_LABEL_COLOR = "fbca04"
+MEMORY_ISSUE_BODY = """This issue is readworthy's memory of this team's reading taste.
+
+Each comment below is one verdict a maintainer gave with `/readworthy verdict deep-read|skim|skip [reason]`
+on a pull request. readworthy reads these comments (one request per run) and uses the corrections most
+like a new pull request as examples for the model and as evidence for its heuristic.
+
+- **Delete a comment** to forget that correction; **edit its JSON** to amend it (only edits by people
+  with write access count).
+- Comments by people without write access, and anything that is not a well-formed record, are ignored.
+- Close this issue to start over: the next correction opens a new one.
+"""
+
+
+def keep_correction(gh: GitHub, repo: str, memory: TasteMemory, correction: Correction, own_login: str,
+                    language: str = "en") -> str:
+    """Record `correction` in the taste memory and return the comment's URL: our earlier record of the same
+    PR is edited (one record per PR), otherwise a comment is added to the memory issue, which is opened
+    (labelled MEMORY_LABEL) by the first correction. Raises PublishError when GitHub refuses."""
+    body = format_record(correction, language)
+    mine = memory.record_for(correction.pr, own_login) if own_login else None
+    if mine is not None and mine.comment_id:
+        try:
+            with github_errors("update the correction in the taste memory", writing=True,
+                               permission="issues: write"):
+                _, data = gh.requester.requestJsonAndCheck(
+                    "PATCH", f"/repos/{repo}/issues/comments/{mine.comment_id}", input={"body": body})
+            return str((data or {}).get("html_url") or mine.url)
+        except CommentBlocked as exc:
+            if exc.reason != "not-found":
+                raise
+            # Deleted since it was read: the team forgot it, and this verdict is a new record.
+    number = memory.issue_number or _open_memory_issue(gh, repo)
+    memory.issue_number = number
+    with github_errors("add the correction to the taste memory", writing=True, permission="issues: write"):
+        _, data = gh.requester.requestJsonAndCheck("POST", f"/repos/{repo}/issues/{number}/comments",
+                                                   input={"body": body})
+    return str((data or {}).get("html_url") or "")
+
+
+def _open_memory_issue(gh: GitHub, repo: str) -> int:
+    """The memory issue, labelled. The label is made first when missing: the memory is found by it, and an
+    issue opened without it would be lost to the next run (which would open another)."""
+    try:
+        with github_errors(f"read the label {MEMORY_LABEL}"):
+            gh.requester.requestJsonAndCheck("GET", f"/repos/{repo}/labels/{MEMORY_LABEL}")
+    except GitHubNotFound:
+        with github_errors(f"create the label {MEMORY_LABEL}", writing=True, permission="issues: write"):
+            gh.requester.requestJsonAndCheck("POST", f"/repos/{repo}/labels", input={
+                "name": MEMORY_LABEL, "color": MEMORY_LABEL_COLOR,
+                "description": "readworthy's memory of the team's reading taste"})
+    except GitHubError as exc:
+        raise PublishError(f"cannot open the taste memory: {exc}") from None
+    with github_errors("open the taste-memory issue", writing=True, permission="issues: write"):
+        _, data = gh.requester.requestJsonAndCheck("POST", f"/repos/{repo}/issues", input={
+            "title": MEMORY_TITLE, "body": MEMORY_ISSUE_BODY, "labels": [MEMORY_LABEL]})
+    number = (data or {}).get("number")
+    if not isinstance(number, int):
+        raise PublishError("GitHub's answer to opening the taste-memory issue has no issue number; re-run the job")
+    return number
 
 
 # --------------------------------------------------------------------------- the digest's issue or discussion

@@ -7,7 +7,11 @@ in the outcome, and the entry point shows them its own way.
 
 Cost rule: when our existing comment's hidden state has the same input hash, model,
 prompt version and language, the stored Report is reused and the model is not called;
-`force` (label, `/readworthy refresh`, input) bypasses that.
+`force` (label, `/readworthy refresh`, input) bypasses that. The hash covers the team's past
+corrections that inform this PR, so a new correction of a similar PR is taken into account by
+the next run, and an unrelated one changes nothing.
+Taste rule: the team's verdict (`/readworthy verdict`) is kept in the hidden state across
+re-runs and pushes, beside each new analysis; the label follows the team's verdict.
 Safety rule: a failure never replaces or empties the existing comment; a refusal to write
 (locked, archived, read-only token) is reported with its fix and the digest goes to the
 job summary instead.
@@ -16,11 +20,13 @@ job summary instead.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
 import openai
+from pydantic import ValidationError
 
 from . import publish
 from .analyze.model import analyze
@@ -29,10 +35,25 @@ from .config import Settings
 from .errors import CommentBlocked, PublishError, ReadworthyError
 from .event import PullRequestInfo
 from .gather.github_api import GitHub
+from .gather.memory import MemoryReader
 from .gather.pull import gather_pr
 from .gather.repo_config import load_repo_config
 from .gather.rest import find_existing_body, read_pull_info
-from .models import PRContext, Prompt, Report, Usage
+from .memory.profile import change_profile
+from .memory.record import clean_line, steering
+from .memory.similar import nearest, taste_hash
+from .models import (
+    LOGIN_PATTERN,
+    ChangeProfile,
+    Correction,
+    CorrectionMatch,
+    PRContext,
+    Prompt,
+    Report,
+    TeamVerdict,
+    Usage,
+    Verdict,
+)
 from .pack.prompt import pack_prompt
 from .render.comment import render_comment, render_markdown
 from .render.state import decode_state
@@ -54,6 +75,16 @@ class ReviewSession:
     settings: Settings
     own_login: str
     cost_gate: CostGate | None = None  # `max-cost`: what this run may still spend on the model
+    memory: MemoryReader | None = None  # the team's taste memory, read once per run on first use
+
+
+@dataclass(frozen=True)
+class GivenVerdict:
+    """A maintainer's `/readworthy verdict <verdict> [reason]` (write access already checked)."""
+
+    verdict: Verdict
+    by: str
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,6 +96,7 @@ class Request:
     remove_label: str = ""  # the trigger label to take off afterwards
     pr: PullRequestInfo | None = None  # what the event payload already says, if anything
     dry_run: bool = False
+    given: GivenVerdict | None = None  # the team's verdict to record on this PR
 
 
 @dataclass
@@ -81,6 +113,8 @@ class ReviewOutcome:
     model_failure: str = ""  # the model was configured but failed (the fallback or the old comment stood in)
     config_problems: list[str] = field(default_factory=list)  # the base branch's readworthy.yml, if broken
     prompt: Prompt | None = None  # the packed prompt (for `show-prompt`), when the PR got that far
+    memory_url: str = ""  # where the team's verdict given in this run is kept in the taste memory
+    memory_problem: str = ""  # why it could not be kept there
 
     @property
     def comment_url(self) -> str:
@@ -113,7 +147,7 @@ def _remove_trigger_label(session: ReviewSession, number: int, name: str) -> Non
 
 
 def _analyze_within_policy(session: ReviewSession, prompt: Prompt, ctx: PRContext, settings: Settings,
-                           request: Request, previous: Report | None) -> Report:
+                           request: Request, previous: Report | None, taste: list[CorrectionMatch]) -> Report:
     """The analysis, with the model asked only where the cost and abuse rules allow (rules.model_withheld,
     the run's cost gate); the Report records its model runs of the last day for the daily cap."""
     now = datetime.now(UTC)
@@ -127,11 +161,11 @@ def _analyze_within_policy(session: ReviewSession, prompt: Prompt, ctx: PRContex
         gate = None
     if withheld:
         log.info("#%d: model not asked: %s", ctx.number, withheld)
-        report = analyze(prompt, settings, None).model_copy(update={"model_withheld": withheld})
+        report = analyze(prompt, settings, None, taste).model_copy(update={"model_withheld": withheld})
     else:
         cost = 0.0
         try:
-            report = analyze(prompt, settings, client)
+            report = analyze(prompt, settings, client, taste)
             cost = report.usage.cost_usd
         finally:
             if gate is not None:
@@ -157,9 +191,13 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
     existing, existing_body = find_existing_body(gh, repo, number, own_login) \
         if not request.dry_run or own_login else (None, "")
     previous = decode_state(existing_body)
+    profile = change_profile(ctx.files, settings.repo_config.file_kinds)
+    memory = session.memory.get() if session.memory is not None else None
+    taste = nearest(memory.corrections, profile, exclude_pr=number) if memory is not None else []
     # Packed once: the cache check, the prompt shown and the analysis all use this one (its hash is
-    # over the cleaned context the Report will carry).
-    prompt = pack_prompt(ctx, settings)
+    # over the cleaned context the Report will carry, and the corrections that inform it).
+    prompt = pack_prompt(ctx, settings, corrections=taste)
+    prompt = prompt.model_copy(update={"input_hash": taste_hash(prompt.input_hash, taste)})
     current_hash = prompt.input_hash
     seen = {"config_problems": problems, "prompt": prompt}
 
@@ -171,16 +209,20 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
         # they were stored, and the raw context's text must not slip back in.
         report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url})
     else:
-        report = _analyze_within_policy(session, prompt, ctx, settings, request, previous)
+        report = _analyze_within_policy(session, prompt, ctx, settings, request, previous, taste)
         spent = report.usage
         if report.fallback_reason and previous is not None and previous.analyzer == "model" \
                 and previous.input_hash == report.input_hash:
             # The model failed on inputs we already have a model analysis for: keep that one.
             log.warning("#%d: model failed (%s); keeping the existing analysis", number, report.fallback_reason)
-            return ReviewOutcome(number, "unchanged", report=previous, cached=True, usage=spent,
-                                 model_failure=report.fallback_reason,
-                                 message=f"analysis failed ({report.fallback_reason}); the previous comment was kept",
-                                 markdown=render_markdown(previous), **seen)  # type: ignore[arg-type]
+            if request.given is None:
+                return ReviewOutcome(number, "unchanged", report=previous, cached=True, usage=spent,
+                                     model_failure=report.fallback_reason,
+                                     message=f"analysis failed ({report.fallback_reason}); the previous comment "
+                                             "was kept", markdown=render_markdown(previous),
+                                     **seen)  # type: ignore[arg-type]
+            report = previous  # the team's verdict is still recorded, beside the analysis it corrects
+    report = report.model_copy(update={"team": _team_verdict(request, previous, report, ctx, profile)})
 
     markdown = render_markdown(report)
     outcome_base = {"report": report, "cached": cached, "usage": spent, "markdown": markdown,
@@ -195,11 +237,57 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
         return ReviewOutcome(number, "blocked", message=str(exc), **outcome_base)  # type: ignore[arg-type]
     if settings.verdict_labels:
         try:
-            publish.set_verdict_label(gh, repo, number, report.digest.verdict, ctx.labels)
+            publish.set_verdict_label(gh, repo, number, report.verdict, ctx.labels)
         except PublishError as exc:
             log.warning("#%d: verdict label not set: %s", number, exc)
     status: Status = "cached" if cached else ("unchanged" if ref.action == "unchanged" else "published")
-    return ReviewOutcome(number, status, comment=ref, **outcome_base)  # type: ignore[arg-type]
+    outcome = ReviewOutcome(number, status, comment=ref, **outcome_base)  # type: ignore[arg-type]
+    if request.given is not None and report.team is not None:
+        _keep_in_memory(session, report, report.team, outcome)
+    return outcome
+
+
+def _keep_in_memory(session: ReviewSession, report: Report, team: TeamVerdict, outcome: ReviewOutcome) -> None:
+    """Record the team's verdict in the taste memory (one record per PR). A title or reason that would make
+    the record unusable is left out rather than losing the correction."""
+    if session.memory is None:
+        return
+    title = clean_line(report.title, 200)
+    try:
+        correction = _correction(report, team, title, outcome.number)
+    except ValidationError as exc:  # a bug, not a reason to lose the review: say so and go on
+        outcome.memory_problem = f"the record could not be built ({exc.errors()[0].get('msg', 'invalid')})"
+        return
+    try:
+        outcome.memory_url = publish.keep_correction(session.gh, session.repo, session.memory.get(), correction,
+                                                     session.own_login, session.settings.language)
+    except PublishError as exc:
+        log.warning("#%d: the team's verdict was not kept in the taste memory: %s", outcome.number, exc)
+        outcome.memory_problem = str(exc)
+
+
+def _correction(report: Report, team: TeamVerdict, title: str, number: int) -> Correction:
+    return Correction(
+        pr=report.number or number,
+        title="" if steering(title) else title,
+        areas=team.profile.areas, kinds=team.profile.kinds, lines=team.profile.lines,
+        analysed=team.analysed, team=team.verdict,
+        reason="" if steering(team.reason) else clean_line(team.reason, 200),
+        by=team.by if re.fullmatch(LOGIN_PATTERN, team.by) else "",
+        head=team.head_sha[:12].lower() if re.fullmatch(r"[0-9a-fA-F]*", team.head_sha) else "", at=team.at,
+    )
+
+
+def _team_verdict(request: Request, previous: Report | None, report: Report, ctx: PRContext,
+                  profile: ChangeProfile) -> TeamVerdict | None:
+    """The team's verdict for this run: the one given now (beside the analysis it corrects), else the one
+    kept in the state, whatever the head (it is shown as given on the head it was given on)."""
+    given = request.given
+    if given is None:
+        return previous.team if previous is not None else None
+    return TeamVerdict(verdict=given.verdict, by=given.by[:60], reason=given.reason[:200], head_sha=ctx.head_sha[:40],
+                       at=datetime.now(UTC).isoformat(timespec="seconds"), analysed=report.digest.verdict,
+                       profile=profile)
 
 
 def review_pull_request(repo: str, number: int, settings: Settings, *, dry_run: bool = False) -> ReviewOutcome:
@@ -209,5 +297,7 @@ def review_pull_request(repo: str, number: int, settings: Settings, *, dry_run: 
 
     gh = make_github(settings)
     login = settings.own_login or ("" if dry_run else own_login(gh, settings))
-    session = ReviewSession(gh, make_openai_client(settings), repo, settings, login)
+    # Without our login (a dry run) our own memory records could not be told from anyone's: no memory then.
+    session = ReviewSession(gh, make_openai_client(settings), repo, settings, login,
+                            memory=MemoryReader(gh, settings, repo, login) if login else None)
     return review_one(session, number, Request(force=settings.force, explicit=True, dry_run=dry_run))

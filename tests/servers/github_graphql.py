@@ -294,7 +294,26 @@ class Views:
                 "isAnswerable": False, "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z"}),
             "discussions": connection(lambda: list(reversed(repo.discussions)), lambda d: self.discussion(repo, d)),
             "labels": connection(lambda: list(repo.labels.values()), lambda lb: self.label(lb)),
+            "issues": self._issues(repo),
         }
+
+    def _issues(self, repo: Repo) -> Callable[..., dict[str, Any]]:
+        """Repository.issues: issues only (no PRs), filtered by labels (all of them) and states, ordered."""
+
+        def resolve(info: Any, labels: list[str] | None = None, states: list[str] | None = None,
+                    orderBy: dict[str, Any] | None = None, **page: Any) -> dict[str, Any]:
+            items = [i for i in repo.items.values() if not isinstance(i, PullRequest)]
+            if labels:
+                wanted = {x.lower() for x in labels}
+                items = [i for i in items if wanted <= {x.lower() for x in i.labels}]
+            if states:
+                items = [i for i in items if i.state.upper() in {str(x).upper() for x in states}]
+            order = orderBy or {"field": "CREATED_AT", "direction": "ASC"}
+            key = {"CREATED_AT": "created_at", "UPDATED_AT": "updated_at"}.get(str(order["field"]), "created_at")
+            items.sort(key=lambda i: (getattr(i, key), i.number), reverse=str(order["direction"]) == "DESC")
+            return connection(lambda: items, lambda i: self.issue(repo, i))(info, **page)
+
+        return resolve
 
     def ref(self, repo: Repo, name: str) -> dict[str, Any]:
         files = repo.files.get(name, {})
@@ -344,6 +363,7 @@ class Views:
                 "lastEditedAt": cm.updated_at if cm.updated_at != cm.created_at else None,
                 "url": f"{self.html}/{repo.full_name}/{kind}/{item.number}#issuecomment-{cm.id}",
                 "author": self.actor(cm.user),
+                "editor": self.actor(cm.editor) if cm.editor else None,
                 "authorAssociation": rest.author_association(repo, cm.user),
                 "isMinimized": False,
                 "minimizedReason": None,

@@ -265,19 +265,33 @@ def get_comment(state: State, c: Call) -> Reply:
     return Reply(200, rest.comment_json(c, repo, item, cm))
 
 
+def _check_comment_owner(c: Call, repo: Any, cm: IssueComment) -> None:
+    """GitHub lets a comment's author, people with write access and integration tokens with write
+    permission edit or delete a comment; anyone else gets 403."""
+    rest.check_write(c, repo)
+    assert c.token is not None
+    if c.token.is_integration or c.token.login == cm.user:
+        return
+    if repo.permissions.get(c.token.login) in ("admin", "maintain", "write"):
+        return
+    raise HttpError(error(403, "You must have write access to edit or delete this comment."))
+
+
 @route("PATCH", "{repo}/issues/comments/(?P<id>\\d+)")
 def update_comment(state: State, c: Call) -> Reply:
     repo, item, cm = _comment(state, c)
-    rest.check_write(c, repo)
+    _check_comment_owner(c, repo, cm)
     cm.body = rest.check_body(c, "IssueComment")
     cm.updated_at = state.now()
+    assert c.token is not None
+    cm.editor = c.token.login
     return Reply(200, rest.comment_json(c, repo, item, cm))
 
 
 @route("DELETE", "{repo}/issues/comments/(?P<id>\\d+)")
 def delete_comment(state: State, c: Call) -> Reply:
     repo, item, cm = _comment(state, c)
-    rest.check_write(c, repo)
+    _check_comment_owner(c, repo, cm)
     item.comments.remove(cm)
     return Reply(204, None)
 

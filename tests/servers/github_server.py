@@ -334,6 +334,15 @@ class GitHubServer:
             item.comments.append(cm)
         return cm
 
+    def edit_comment(self, comment_id: int, editor: str, body: str) -> IssueComment:
+        """`editor` edits a comment as GitHub records it: new body, `updated_at`, and the last editor."""
+        with self.state.lock:
+            found = self.state.find_issue_comment(comment_id)
+            assert found is not None, f"no issue comment {comment_id}"
+            cm = found[2]
+            cm.body, cm.updated_at, cm.editor = body, self.state.now(), editor
+        return cm
+
     def add_review(self, full_name: str, number: int, user: str, state: str, body: str = "") -> Review:
         pr = self._pull(full_name, number)
         with self.state.lock:

@@ -67,6 +67,7 @@ class IssueComment:
     created_at: str
     updated_at: str
     reactions: list[Reaction] = field(default_factory=list)
+    editor: str | None = None  # who made the last edit (GitHub's `editor`); None while never edited
 
 
 @dataclass

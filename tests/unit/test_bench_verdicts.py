@@ -71,3 +71,38 @@ def test_heuristic_scores_every_labelled_fixture(vllm_fixtures: Path) -> None:
     result = vd.agreement("heuristic", labels, answers)
     assert result.scored == sorted(labels) and not result.unanswered
     assert len(result.agree) + len(result.disagreements) == len(labels)
+
+
+# --------------------------------------------------------------------------- --memory
+
+
+tm = load_bench("taste_memory")
+
+
+def test_memory_split_is_seeded_disjoint_and_whole() -> None:
+    numbers = list(range(1, 31))
+    train, test = tm.split(numbers, 17)
+    assert (train, test) == tm.split(list(reversed(numbers)), 17)  # the seed decides, not the input order
+    assert sorted(train + test) == numbers and len(train) == 15 and not set(train) & set(test)
+    assert tm.split(numbers, 18) != (train, test)
+
+
+def test_shuffled_control_keeps_the_verdicts_and_moves_them() -> None:
+    from readworthy.models import Correction
+    from readworthy.models import Verdict as V
+
+    memory = [Correction(pr=n, analysed=V.SKIM, team=team) for n, team in
+              enumerate([V.SKIP] * 5 + [V.DEEP_READ] * 5 + [V.SKIM] * 5, 1)]
+    control = tm.shuffled(memory, 18)
+    assert sorted(c.team.value for c in control) == sorted(c.team.value for c in memory)
+    assert [c.pr for c in control] == [c.pr for c in memory]
+    assert [c.team for c in control] != [c.team for c in memory]
+
+
+def test_memory_bench_on_the_vllm_prs(vllm_fixtures: Path) -> None:
+    labels = vd.load_labels(vllm_fixtures / "labels.jsonl")
+    text = tm.memory_bench(vllm_fixtures, labels, 17, 3, "en")
+    assert "split seed 17" in text and "held-out half (15)" in text
+    held_out = [line.strip() for line in text.splitlines() if "/15 = " in line]
+    assert [line.split("  ")[0] for line in held_out[:3]] == ["without memory", "with memory", "shuffled control"]
+    assert "over 3 more seeded splits" in text

@@ -15,6 +15,8 @@ from readworthy.gather.diffparse import parse_patch_bytes
 from readworthy.models import (
     Comment,
     Commit,
+    Correction,
+    CorrectionMatch,
     FileChange,
     FileStatus,
     LinkedIssue,
@@ -23,7 +25,9 @@ from readworthy.models import (
     ReviewState,
     ReviewThread,
     ThreadComment,
+    Verdict,
 )
+from readworthy.pack.corrections import limit_for
 from readworthy.pack.hunks import condense_hunk, find_moves
 from readworthy.pack.prompt import allocate, messages_tokens, pack_prompt, section_shares
 from readworthy.pack.tokens import estimating_counter, get_token_counter
@@ -496,3 +500,59 @@ def test_an_index_line_lists_at_most_a_few_names_public_first() -> None:
     listed = re.findall(r"\b_?(?:public|private)_\d+\b", line)
     assert listed == [f"public_{i}" for i in range(NAMES_PER_LINE)]
     assert f"(+{40 - NAMES_PER_LINE} more)" in line
+
+# --------------------------------------------------------------------------- the team's corrections
+
+
+def _taste(n: int, reason: str = "too narrow for a close read") -> list[CorrectionMatch]:
+    return [CorrectionMatch(correction=Correction(pr=100 + i, title=f"[Docker] Cache layer {i}", areas={"docker": 60},
+                                                  kinds={"build": 60}, lines=60, analysed=Verdict.DEEP_READ,
+                                                  team=Verdict.SKIM, reason=reason, by="maya"),
+                            similarity=0.9 - i / 100) for i in range(n)]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(ctx=contexts(), budget=st.integers(2_500, 24_000), examples=st.integers(0, 12))
+def test_corrections_count_inside_the_exact_budget(ctx: PRContext, budget: int, examples: int) -> None:
+    prompt = pack_prompt(ctx, Settings(budget=budget), corrections=_taste(examples))
+    assert prompt.tokens == messages_tokens(prompt.messages, COUNTER) <= budget
+    user = prompt.messages[1].content
+    if prompt.taste_prs:
+        section = user.split("team_corrections>>>", 1)[1].split("\n", 1)[1].split("\n<<<END", 1)[0]
+        assert COUNTER.count(section) <= limit_for(budget)
+        assert prompt.taste_prs == [100 + i for i in range(len(prompt.taste_prs))]  # most similar first, whole
+    assert len(prompt.taste_prs) <= examples
+
+
+def test_corrections_are_fenced_redacted_and_leave_the_rest_unchanged() -> None:
+    ctx = noisy_context()
+    plain = pack_prompt(ctx, Settings(budget=8_000))
+    secret = "ghp_4fT9kQ2mZx7LbN3vR8sW1yH6jD5cP0aE9uGi"
+    taught = pack_prompt(ctx, Settings(budget=8_000), corrections=_taste(2, reason=f"token {secret} leaked"))
+    assert pack_prompt(ctx, Settings(budget=8_000), corrections=[]).messages == plain.messages
+    assert taught.taste_prs == [100, 101] and plain.taste_prs == []
+    user = taught.messages[1].content
+    token = re.search(r"<<<BEGIN (RW-\w+) team_corrections>>>", user)
+    assert token is not None
+    section = user.split(f"<<<BEGIN {token.group(1)} team_corrections>>>", 1)[1].split(
+        f"<<<END {token.group(1)} team_corrections>>>", 1)[0]
+    assert "#100 \"[Docker] Cache layer 0\"" in section and "the team's verdict: skim (maya)" in section
+    assert secret not in user and "[REDACTED" in section
+    assert user.index("team_corrections>>>") < user.index(f"<<<BEGIN {token.group(1)} pr>>>")
+    assert taught.input_hash == plain.input_hash  # the cache key adds the corrections in review.py (taste_hash)
+
+
+def test_a_budget_too_tight_for_the_examples_keeps_the_pr_and_drops_them() -> None:
+    ctx = noisy_context()
+    floor = next(b for b in range(1_000, 4_000, 10) if _packs(ctx, b, []))
+    assert _packs(ctx, floor, _taste(3))  # the examples never turn a budget that fits into a config error
+    prompt = pack_prompt(ctx, Settings(budget=floor), corrections=_taste(3))
+    assert prompt.tokens <= floor and prompt.taste_prs == [] and "team_corrections" not in prompt.messages[1].content
+
+
+def _packs(ctx: PRContext, budget: int, taste: list[CorrectionMatch]) -> bool:
+    try:
+        pack_prompt(ctx, Settings(budget=budget), corrections=taste)
+    except ConfigError:
+        return False
+    return True

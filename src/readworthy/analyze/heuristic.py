@@ -21,9 +21,13 @@ Everything it names comes from the context, so it needs no grounding.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..models import Coverage, Digest, PRContext, Verdict
+from ..memory.profile import change_profile
+from ..memory.similar import weigh
+from ..memory.words import describe
+from ..models import CorrectionMatch, Coverage, Digest, PRContext, TasteUse, Verdict
 from ..pack.classify import FileKind
 from .guide import design_points, headline_of, skip_points, start_reading
 from .readers import audience, discussion_summary, issue_findings, open_items, related
@@ -83,11 +87,28 @@ class Finding:
     values: dict[str, object]
 
 
-def heuristic_digest(ctx: PRContext, coverage: Coverage, language: str) -> Digest:
+def heuristic_digest(ctx: PRContext, coverage: Coverage, language: str,
+                     taste: Sequence[CorrectionMatch] = ()) -> Digest:
     """A reading guide built only from the context: verdict, reason, design points, where to start, who."""
+    return heuristic_analysis(ctx, coverage, language, taste)[0]
+
+
+def heuristic_analysis(ctx: PRContext, coverage: Coverage, language: str,
+                       taste: Sequence[CorrectionMatch] = ()) -> tuple[Digest, TasteUse | None]:
+    """The guide, and how the team's past corrections (`taste`, the nearest ones) changed its verdict:
+    close corrections of the same call outweigh the heuristic's own (memory/similar.py), and the reason
+    then says so."""
     signals = measure(ctx)
     verdict, reason = judge(signals, language)
-    return Digest(
+    evidence = weigh(verdict, taste)
+    use = None
+    if evidence.changed:
+        use = TasteUse(prs=[m.correction.pr for m in evidence.supporting][:10], changed_from=verdict)
+        refs = code_names([f"#{m.correction.pr}" for m in evidence.supporting], 3, language).replace("`", "")
+        reason = phrase(language, "taste", n=len(evidence.supporting), kind=describe(change_profile(ctx.files),
+                        language), team=evidence.verdict.value, refs=refs, own=verdict.value, reason=reason)
+        verdict = evidence.verdict
+    digest = Digest(
         verdict=verdict,
         reason=_clip(reason, 400),
         headline=_clip(_headline(ctx, signals, language), 200),
@@ -100,6 +121,7 @@ def heuristic_digest(ctx: PRContext, coverage: Coverage, language: str) -> Diges
         open_items=open_items(ctx, signals, coverage, language),
         related=related(ctx),
     )
+    return digest, use
 
 
 # --------------------------------------------------------------------------- verdict

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -35,7 +36,7 @@ import openai
 
 from ..config import Settings
 from ..endpoint import setting
-from ..models import Digest, Message, PRContext, Prompt, Report, Usage
+from ..models import CorrectionMatch, Digest, Message, PRContext, Prompt, Report, TasteUse, Usage
 from ..prompts.messages import PROMPT_VERSION
 from ..prompts.schema import AnswerError, parse_digest, response_format
 from .attempts import Deadline, GaveUp, send
@@ -49,7 +50,7 @@ from .client import (
 )
 from .explain import clip, error_text, explain_gave_up, explain_status
 from .ground import ground_digest
-from .heuristic import heuristic_digest
+from .heuristic import heuristic_analysis
 from .pricing import estimate_cost
 
 __all__ = ["analyze", "make_openai_client"]
@@ -110,11 +111,14 @@ class _Spent:
         self.calls += 1
 
 
-def analyze(prompt: Prompt, settings: Settings, client: openai.OpenAI | None) -> Report:
+def analyze(prompt: Prompt, settings: Settings, client: openai.OpenAI | None,
+            taste: Sequence[CorrectionMatch] = ()) -> Report:
     """The Report for one PR: the model's grounded digest, or the heuristic one (labelled, with why).
 
     Grounding, the heuristic and the Report's title use the prompt's own material: the cleaned,
-    redacted context it was packed from (a secret in a PR title must not reach the comment)."""
+    redacted context it was packed from (a secret in a PR title must not reach the comment).
+    `taste`: the team's past corrections most like this PR; the model sees the ones the prompt has room
+    for (`prompt.taste_prs`), the heuristic weighs the close ones as evidence."""
     if prompt.material is None:
         raise ValueError("analyze() needs a prompt made by pack_prompt (it carries the packed material)")
     ctx = prompt.material
@@ -122,8 +126,9 @@ def analyze(prompt: Prompt, settings: Settings, client: openai.OpenAI | None) ->
         reason = settings.endpoint.problem
         if reason:
             log.warning("no model call: %s; using the heuristic digest", reason)
-        return _report(heuristic_digest(ctx, prompt.coverage, settings.language), "heuristic", prompt, ctx,
-                       settings, model="", spent=_Spent(), fallback_reason=reason)
+        digest, use = heuristic_analysis(ctx, prompt.coverage, settings.language, taste)
+        return _report(digest, "heuristic", prompt, ctx, settings, model="", spent=_Spent(), fallback_reason=reason,
+                       taste=use)
     model = model_name(settings)
     spent = _Spent()
     try:
@@ -132,12 +137,15 @@ def analyze(prompt: Prompt, settings: Settings, client: openai.OpenAI | None) ->
         spent = replace(spent)  # an abandoned worker may still count; the report keeps what was seen
         reason = str(exc)
         log.warning("model %s failed: %s; using the heuristic digest instead", model, reason)
-        return _report(heuristic_digest(ctx, prompt.coverage, settings.language), "heuristic", prompt, ctx,
-                       settings, model=model, spent=spent, fallback_reason=reason)
+        digest, use = heuristic_analysis(ctx, prompt.coverage, settings.language, taste)
+        return _report(digest, "heuristic", prompt, ctx, settings, model=model, spent=spent,
+                       fallback_reason=reason, taste=use)
     grounded, dropped = ground_digest(digest, ctx)
     if dropped:
         log.info("grounding dropped %d reference(s) not found in the PR", dropped)
-    report = _report(grounded, "model", prompt, ctx, settings, model=model, spent=spent, dropped=dropped)
+    shown = TasteUse(prs=prompt.taste_prs[:10]) if prompt.taste_prs else None
+    report = _report(grounded, "model", prompt, ctx, settings, model=model, spent=spent, dropped=dropped,
+                     taste=shown)
     log.info(
         "model %s: %d call(s), %d tokens in / %d out, cost %s", model, spent.calls, spent.prompt_tokens,
         spent.completion_tokens, f"${report.usage.cost_usd:.4f}" if report.usage.cost_usd else "unknown or free",
@@ -306,6 +314,7 @@ def _report(
     spent: _Spent,
     fallback_reason: str = "",
     dropped: int = 0,
+    taste: TasteUse | None = None,
 ) -> Report:
     cost = None
     # GitHub Models' free tier costs nothing; a price-table entry prices its paid use.
@@ -337,4 +346,5 @@ def _report(
         url=ctx.url,
         head_sha=ctx.head_sha,
         input_hash=prompt.input_hash,
+        taste=taste,
     )

@@ -69,6 +69,9 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "perf": "is a performance change",
         "code_change": "has {lines} changed line{ls} of code",
         "small_fix": "is a small, contained code change ({lines} line{ls})",
+        # the team's past corrections outweighed the verdict (memory/similar.py's evidence rule)
+        "taste": "The team read {n} similar change{s} ({kind}) as {team} ({refs}); readworthy alone would say "
+                 "{own}: {reason}",
         # headline
         "headline_files": "Changes {n} file{s} in {areas}",
         # design points: who wrote the quoted words, where, about which definition
@@ -141,6 +144,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "tiny_fix": "只改了 {lines} 行代码，没有新测试也没有新定义，看标题就知道改了什么。",
         "new_package": "新增的 {packages} 包（占新增代码的 {share}%）沿用已有模板；只需看它改动的共享文件：{shared}。",
         "new_package_alone": "新增了独立的 {packages} 包（占新增代码的 {share}%）：浏览一下入口即可，不必逐行阅读。",
+        "taste": "团队曾把 {n} 个类似改动（{kind}）判为 {team}（{refs}）；若不参考这些纠正，"
+                 "单看本 PR 会判为 {own}：{reason}",
         "deep": "它{findings}。",
         "skim": "它{findings}；看不出更大范围的设计变化。",
         "and": "，并且",

@@ -105,7 +105,7 @@ def fill(ctx: Context, candidates: list[PullSummary]) -> Filled:
     for i, (cand, hit) in enumerate(zip(candidates, found, strict=True), 1):
         if hit.reusable and hit.report is not None:
             filled.entries.append(DigestEntry(cand, hit.report, "cached", hit.comment_url))
-            ctx.progress(f"[{i}/{total}] #{cand.number} cached ({hit.report.digest.verdict.value})")
+            ctx.progress(f"[{i}/{total}] #{cand.number} cached ({hit.report.verdict.value})")
         elif ctx.request.cached_only:
             filled.left_out.append(LeftOut(cand.number, cand.title, cand.url, "not-cached", hit.why_not))
             ctx.progress(f"[{i}/{total}] #{cand.number} not in the digest: {hit.why_not}")
@@ -162,7 +162,7 @@ def _analyse_all(ctx: Context, misses: list[tuple[PullSummary, Lookup]], gate: C
                 filled.usage = _add(filled.usage, outcome.usage)
                 _entry_or_left_out(cand, outcome, filled)
                 done += 1
-                verdict = outcome.report.digest.verdict.value if outcome.report else outcome.status
+                verdict = outcome.report.verdict.value if outcome.report else outcome.status
                 how = "reused (inputs unchanged)" if outcome.cached else outcome.status
                 ctx.progress(f"[{done}/{total}] #{cand.number} {how} ({verdict}) · "
                              f"{outcome.usage.model_calls} model call(s) · running cost ${gate.spent:.4f}")

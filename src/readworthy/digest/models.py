@@ -81,7 +81,7 @@ class DigestResult:
     def counts(self) -> dict[Verdict, int]:
         out = {v: 0 for v in VERDICT_ORDER}
         for entry in self.entries:
-            out[entry.report.digest.verdict] += 1
+            out[entry.report.verdict] += 1
         return out
 
     def ordered(self) -> list[DigestEntry]:
@@ -91,7 +91,7 @@ class DigestResult:
         def key(entry: DigestEntry) -> tuple[int, float, int]:
             moment = entry.candidate.merged_at or entry.candidate.created_at
             stamp = moment.timestamp() if moment else 0.0
-            return (rank[entry.report.digest.verdict], -stamp, -entry.candidate.number)
+            return (rank[entry.report.verdict], -stamp, -entry.candidate.number)
 
         return sorted(self.entries, key=key)
 

@@ -20,6 +20,7 @@ from ..config import LANGUAGES
 from ..models import Verdict
 from ..render import safe_markdown as sm
 from ..render.comment import host_of, strings, template_environment, verdict_emoji, verdict_word
+from .agreement import agreement
 from .models import DigestEntry, DigestResult, LeftOut
 
 BODY_LIMIT = 65_000  # GitHub refuses bodies above 65,536 characters; headroom for the hidden marker
@@ -135,7 +136,7 @@ def _entry_view(entry: DigestEntry, detail: _Detail, lang: str) -> dict[str, Any
     report = entry.report
     cand = entry.candidate
     host = host_of(cand.url or report.url)
-    verdict = report.digest.verdict
+    verdict = report.verdict
     text = strings(lang)
     if verdict is Verdict.DEEP_READ:
         n_decisions, paragraph, alongside = detail.deep_decisions, detail.deep_paragraph, detail.deep_alongside
@@ -158,6 +159,9 @@ def _entry_view(entry: DigestEntry, detail: _Detail, lang: str) -> dict[str, Any
         "paragraph": paragraph,
         "heuristic": report.analyzer == "heuristic",
         "cached": entry.source == "cached",
+        "team": AGREEMENT_WORDS[lang]["entry"].format(by=sm.inline(report.team.by, 60, host) or "?",
+                                                      analysed=report.digest.verdict.value)
+        if report.team is not None and report.team.verdict is not report.digest.verdict else "",
     }
 
 
@@ -190,7 +194,7 @@ def _view(result: DigestResult, detail: _Detail, now: datetime) -> dict[str, Any
     ordered = result.ordered()
     groups = []
     for verdict in (Verdict.DEEP_READ, Verdict.SKIM, Verdict.SKIP):
-        items = [_entry_view(e, detail, lang) for e in ordered if e.report.digest.verdict is verdict]
+        items = [_entry_view(e, detail, lang) for e in ordered if e.report.verdict is verdict]
         if items:
             groups.append({"verdict": verdict.value, "emoji": verdict_emoji(verdict),
                            "word": verdict_word(verdict, lang), "entries": items})
@@ -221,9 +225,36 @@ def _view(result: DigestResult, detail: _Detail, now: datetime) -> dict[str, Any
         "tokens_out": f"{result.usage.completion_tokens:,}",
         "cost": _cost(result.usage.cost_usd),
         "models": ", ".join(sm.inline(m, 60, host) for m in models),
+        "agreement": _agreement_view(result, lang),
         "shortened": detail != _LADDER[0],
         "generated": now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "version": __version__,
+    }
+
+
+AGREEMENT_WORDS = {
+    "en": {"move": "{n} {analysed} → {team}", "kind": "{kind} ({n})",
+           "entry": "the team's verdict, given by {by}; readworthy said {analysed}"},
+    "zh-CN": {"move": "{n} 个 {analysed} → {team}", "kind": "{kind}（{n}）",
+              "entry": "团队的判定，由 {by} 给出；自动分析判为 {analysed}"},
+}
+
+
+def _agreement_view(result: DigestResult, lang: str) -> dict[str, Any] | None:
+    """How often the team corrected readworthy in this window (digest/agreement.py); None when it never
+    gave a verdict here."""
+    found = agreement(result.entries, lang)
+    if not found.judged:
+        return None
+    words = AGREEMENT_WORDS[lang]
+    sep = strings(lang)["list_sep"]
+    return {
+        "verdicts": found.verdicts,
+        "judged": found.judged,
+        "corrected": found.corrected,
+        "confirmed": found.confirmed,
+        "moves": sep.join(words["move"].format(n=n, analysed=a.value, team=b.value) for a, b, n in found.moves),
+        "kinds": sep.join(words["kind"].format(kind=kind, n=n) for kind, n in found.kinds),
     }
 
 
@@ -277,7 +308,9 @@ def _entry_json(entry: DigestEntry) -> dict[str, Any]:
         "url": cand.url,
         "author": cand.author,
         "merged_at": cand.merged_at.isoformat() if cand.merged_at else None,
-        "verdict": report.digest.verdict.value,
+        "verdict": report.verdict.value,
+        "analysed_verdict": report.digest.verdict.value,
+        "team": report.team.model_dump(mode="json", exclude={"profile"}) if report.team else None,
         "headline": report.digest.headline,
         "reason": report.digest.reason,
         "decisions": [d.model_dump(mode="json") for d in report.digest.decisions],

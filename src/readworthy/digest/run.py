@@ -31,6 +31,7 @@ from ..errors import ConfigError, GitHubError, PublishError
 from ..event import parse_pr_numbers
 from ..gather import github_api
 from ..gather.github_api import GitHub, rate_left
+from ..gather.memory import MemoryReader
 from ..gather.repo_config import load_repo_config
 from ..gather.rest import default_branch
 from ..review import ReviewSession
@@ -84,9 +85,15 @@ def run_digest(
     selection = select_prs(gh, request, settings)
     log.info("digest of %s: %d PR(s) considered, %d in scope", request.repo, selection.considered,
              len(selection.candidates))
-    session = ReviewSession(gh, None if request.cached_only else client, request.repo, settings, login)
+    # The taste memory informs fresh analyses (read once, on the first one); assembling from stored
+    # analyses only (`cached_only`) needs none.
+    memory = None if request.cached_only else MemoryReader(gh, settings, request.repo, login)
+    session = ReviewSession(gh, None if request.cached_only else client, request.repo, settings, login,
+                            memory=memory)
     ctx = Context(session, request, progress or log.info)
     filled = fill(ctx, selection.candidates)
+    read = memory.read if memory is not None else None
+    filled.warnings += read.notices if read is not None else []
     result = DigestResult(
         request=request,
         language=settings.language,

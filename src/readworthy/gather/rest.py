@@ -209,6 +209,14 @@ def default_branch(gh: GitHub, repo: str) -> str:
         return str(gh.get_repo(repo).default_branch)
 
 
+WRITE_PERMISSIONS = ("admin", "maintain", "write")
+
+
+def has_write_access(gh: GitHub, repo: str, login: str) -> bool:
+    """The collaborator permission API, not the payload's author_association (a hint, not an answer)."""
+    return bool(login) and collaborator_permission(gh, repo, login) in WRITE_PERMISSIONS
+
+
 def collaborator_permission(gh: GitHub, repo: str, login: str) -> str:
     """`admin`, `maintain`, `write`, `triage`, `read` — or "" for someone who is not a collaborator.
     The collaborator permission API, not the payload's author_association (a hint, not an answer)."""

@@ -22,12 +22,13 @@ Order of work:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..config import Settings
 from ..errors import ConfigError
 from ..models import (
+    CorrectionMatch,
     Coverage,
     FileStatus,
     Message,
@@ -36,6 +37,7 @@ from ..models import (
 )
 from ..prompts.messages import build_messages
 from .classify import NAME_ONLY_KINDS, Classifier
+from .corrections import CorrectionsText, limit_for, render_corrections
 from .diff import pack_diff
 from .index import naming_tokens, render_file_list
 from .material import input_hash, prepare_material
@@ -67,19 +69,28 @@ OMITTED_LIST_MAX = 100  # Coverage.omitted keeps at most this many paths
 INCOMPLETE_LIST_MAX = 20  # Coverage.incomplete_patches keeps at most this many paths
 
 
-def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None = None) -> Prompt:
-    """The messages for the model, at most settings.budget tokens, with what was seen (Coverage)."""
+def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None = None,
+                corrections: Sequence[CorrectionMatch] = ()) -> Prompt:
+    """The messages for the model, at most settings.budget tokens, with what was seen (Coverage).
+    `corrections`: the team's past corrections most like this PR (pack/corrections.py), in a bounded
+    section of their own that counts in the budget like any other."""
     counter = counter or get_token_counter(settings.model, settings.openai_base_url)
     material = prepare_material(ctx)
     clean = material.ctx
     ranked = rank_files(clean.files, Classifier(settings.repo_config.file_kinds))
     shares = section_shares(settings.repo_config.section_shares)
-
+    team = render_corrections(corrections, limit_for(settings.budget), counter)
+    extra = {"team_corrections": team.text} if team.text else {}
     # the repository's own taste goes into the instructions; it is bounded and counted like the rest
     taste = render_taste(settings.repo_config.taste, taste_limit(settings.budget), counter)
-    # instructions plus the fences of all six sections, each holding one character
-    fixed = messages_tokens(build_messages(dict.fromkeys(SECTIONS, "x"), settings.language, taste), counter)
+    # instructions, the corrections, and the fences of all six sections, each holding one character
+    fixed = messages_tokens(build_messages({**extra, **dict.fromkeys(SECTIONS, "x")}, settings.language, taste),
+                            counter)
     room = settings.budget - fixed - SECTION_SLACK_TOKENS * len(SECTIONS)
+    if extra and room < MIN_CONTENT_TOKENS:  # a budget this tight keeps the PR, never the team's examples
+        team, extra = CorrectionsText("", []), {}
+        fixed = messages_tokens(build_messages(dict.fromkeys(SECTIONS, "x"), settings.language, taste), counter)
+        room = settings.budget - fixed - SECTION_SLACK_TOKENS * len(SECTIONS)
     if room < MIN_CONTENT_TOKENS:
         raise ConfigError(
             f"budget {settings.budget} leaves {max(room, 0)} tokens for the PR after the {fixed}-token "
@@ -88,7 +99,7 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
     ignore = frozenset(a.lower() for a in settings.repo_config.ignore_authors)
     renderer = _Renderer(clean, ranked, ignore, counter)
     rendered = renderer.render_all(room, shares)
-    sections, diff = rendered.sections, rendered.diff
+    sections, diff = {**extra, **rendered.sections}, rendered.diff
 
     messages = build_messages(sections, settings.language, taste)
     total = messages_tokens(messages, counter)
@@ -115,6 +126,7 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
         coverage=coverage,
         input_hash=input_hash(clean, settings),
         material=clean,
+        taste_prs=team.prs if sections.get("team_corrections") == team.text else [],
     )
 
 

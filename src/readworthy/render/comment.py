@@ -167,8 +167,11 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
     seen = cov.files_full + cov.files_partial
     return {
         "state": encode_state(report) if with_state else "",
-        "emoji": verdict_emoji(digest.verdict),
-        "verdict_word": verdict_word(digest.verdict, lang),
+        "emoji": verdict_emoji(report.verdict),
+        "verdict_word": verdict_word(report.verdict, lang),
+        "team": _team(report, lang, host),
+        "taste": ", ".join(f"#{n}" for n in (report.taste.prs if report.taste else [])[:10] if 0 < n < 10**9),
+        "taste_changed": bool(report.taste and report.taste.changed_from),
         "headline": prose(digest.headline, "headline") or prose(report.title, "headline"),
         "analyzer": report.analyzer,
         "fallback_reason": prose(report.fallback_reason, "fallback"),
@@ -203,6 +206,24 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
         "cost": _cost(report.usage.cost_usd),
         "dropped": report.dropped_references,
         "head": sm.inline(report.head_sha[:7], 7, host),
+    }
+
+
+def _team(report: Report, lang: str, host: str) -> dict[str, Any] | None:
+    """The team's verdict beside the analysed one, and the head it was given on."""
+    team = report.team
+    if team is None:
+        return None
+    return {
+        "word": verdict_word(team.verdict, lang),
+        "emoji": verdict_emoji(team.verdict),
+        "by": sm.inline(team.by, 60, host) or "?",
+        "reason": sm.inline(team.reason, 200, host),
+        "head": sm.code(team.head_sha[:7], 7) if team.head_sha else "",
+        "moved": bool(team.head_sha and report.head_sha and team.head_sha != report.head_sha),
+        "same": team.verdict is report.digest.verdict,
+        "analysed_word": verdict_word(report.digest.verdict, lang),
+        "analysed_emoji": verdict_emoji(report.digest.verdict),
     }
 
 

@@ -73,6 +73,8 @@ def encode_state(report: Report) -> str:
         f"tokens={usage.prompt_tokens}/{usage.completion_tokens}",
         f"hash={_field(report.input_hash, 64)}",
     ]
+    if report.team is not None:
+        fields.insert(1, f"team={_field(report.team.verdict.value)}")
     return f"{MARKER}{STATE_VERSION} {' '.join(fields)} data={data} -->"
 
 
