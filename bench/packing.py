@@ -44,8 +44,8 @@ from typing import Any
 from readworthy.config import build_settings
 from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.pack.prompt import messages_tokens, pack_prompt
-from readworthy.prompts.messages import build_messages
 from readworthy.pack.tokens import get_token_counter, truncate_to_tokens
+from readworthy.prompts.messages import build_messages
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import code_recall as cr  # bench/ siblings

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 import real_model_background
 from servers.github_fixtures import *  # noqa: F401,F403  (github_server fixture)
 from servers.openai_fixtures import *  # noqa: F401,F403  (openai_server fixture)

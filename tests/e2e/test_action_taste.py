@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from action_run import GOOD_DIGEST, REPO, own_comments, pr_payload, run
 from servers.github_server import GitHubServer
-from servers.openai_server import OpenAIServer
 from servers.github_state import PRFile
+from servers.openai_server import OpenAIServer
 from taste_seeding import (
     BOT,
     command,

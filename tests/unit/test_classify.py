@@ -110,7 +110,7 @@ def test_reading_value_order() -> None:
     assert value_of(FileKind.SOURCE, frozenset({"repeated_change"})) < value_of(FileKind.DOCS, none)
     lowest_shown = min(v for k, v in KIND_VALUE.items() if k not in NAME_ONLY_KINDS)
     assert all(KIND_VALUE[k] < lowest_shown for k in NAME_ONLY_KINDS)
-    assert NAME_ONLY_KINDS == {FileKind.GENERATED, FileKind.LOCK, FileKind.VENDORED, FileKind.BINARY}
+    assert {FileKind.GENERATED, FileKind.LOCK, FileKind.VENDORED, FileKind.BINARY} == NAME_ONLY_KINDS
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from readworthy.analyze.spending import CostGate, max_cost_per_analysis
 from readworthy.config import build_settings
 from readworthy.digest.cache import reuse_verdict
-from readworthy.analyze.spending import CostGate, max_cost_per_analysis
 from readworthy.digest.select import apply_rules, chunk_numbers, in_scope
 from readworthy.digest.window import Window, parse_github_time, parse_range, parse_since
 from readworthy.errors import ConfigError

@@ -9,7 +9,7 @@ import pytest
 
 from readworthy.analyze.ground import ground_digest
 from readworthy.analyze.heuristic import heuristic_digest
-from readworthy.analyze.wording import PHRASES
+from readworthy.analyze.heuristic.wording import PHRASES
 from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.models import (
     Comment,

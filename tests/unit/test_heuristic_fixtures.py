@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from readworthy.analyze.definitions import file_definitions
 from readworthy.analyze.heuristic import heuristic_digest
+from readworthy.analyze.heuristic.definitions import file_definitions
 from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.models import Coverage, Decision, PRContext, Verdict
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from readworthy.analyze.heuristic import heuristic_digest
-from readworthy.analyze.wording import PHRASES, count, phrase
+from readworthy.analyze.heuristic.wording import PHRASES, count, phrase
 from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.gather.sample import load_sample
 from readworthy.models import (

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..models import PRContext
+from ...models import PRContext
 from .centre import RankedDefinition
 from .definitions import is_prose
 

@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
 
-from ..models import FileChange
-from ..pack.classify import definition_name, patterns_for
+from ...models import FileChange
+from ...pack.classify import definition_name, patterns_for
 
 # A changed line that only moves a version: `pkg==1.2`, `pkg>=1,!=1.3`, `ARG X_VERSION=v1`, `x = "1.2"`,
 # `x = { git = "...", tag = "v0.1" }`, `FROM image:1.2`, `uses: owner/action@v4`, `rev: v1.2.3`.

@@ -24,11 +24,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..memory.profile import change_profile
-from ..memory.similar import weigh
-from ..memory.words import describe
-from ..models import CorrectionMatch, Coverage, Digest, PRContext, TasteUse, Verdict
-from ..pack.classify import FileKind
+from ...memory.profile import change_profile
+from ...memory.similar import weigh
+from ...memory.words import describe
+from ...models import CorrectionMatch, Coverage, Digest, PRContext, TasteUse, Verdict
+from ...pack.classify import FileKind
 from .guide import design_points, headline_of, skip_points, start_reading
 from .readers import audience, discussion_summary, issue_findings, open_items, related
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals, measure, size_points

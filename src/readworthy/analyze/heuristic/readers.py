@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..models import Coverage, PRContext
-from ..pack.classify import FileKind
+from ...models import Coverage, PRContext
+from ...pack.classify import FileKind
 from .authors import brief, clean
 from .guide import QuoteTidier
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals

@@ -14,8 +14,8 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..models import FileChange, FileStatus, PRContext
-from ..pack.classify import Classifier, FileKind, value_of
+from ...models import FileChange, FileStatus, PRContext
+from ...pack.classify import Classifier, FileKind, value_of
 from . import shapes
 from .centre import GENERIC_NAMES, RankedDefinition, rank_definitions
 from .definitions import Definition, file_definitions

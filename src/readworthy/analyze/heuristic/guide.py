@@ -13,8 +13,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..models import Decision, PRContext
-from ..pack.classify import FileKind
+from ...models import Decision, PRContext
+from ...pack.classify import FileKind
+from ..ground import ContextIndex
 from .authors import (
     Anchors,
     Passage,
@@ -26,7 +27,6 @@ from .authors import (
     title_passage,
 )
 from .centre import RankedDefinition
-from .ground import ContextIndex
 from .signals import MECHANICAL_KINDS, Signals
 from .wording import phrase
 

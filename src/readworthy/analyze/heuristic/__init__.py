@@ -1,0 +1,17 @@
+"""The deterministic analyzer: a verdict and a reading guide with no model (no key, a spent quota,
+a failed call, `readworthy local` offline). Labelled as such in every comment.
+
+    analyzer.py     heuristic_digest / heuristic_analysis: the verdict, the reason, the guide
+    signals.py      what it measures about a PR (kinds of change, sizes, guards, moves, security words)
+    definitions.py  the definitions a diff adds or changes, with their comments
+    centre.py       which of them the rest of the diff depends on (where to start reading)
+    authors.py      what the authors wrote, quoted briefly and tied to a definition
+    guide.py        design points in the authors' words, where to start
+    readers.py      who should read it, who talked, what is still open
+    shapes.py       line-level detectors (imports, defaults, guards)
+    wording.py      its sentences in en and zh-CN
+"""
+
+from .analyzer import heuristic_analysis, heuristic_digest
+
+__all__ = ["heuristic_analysis", "heuristic_digest"]
