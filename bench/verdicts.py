@@ -42,7 +42,10 @@ made with the prompt of their day. A run without a usable key writes heuristic a
   without memory, with it, and with a shuffled control (the team verdicts permuted among the training
   PRs, so that the memory holds as many verdicts of each kind, attached to the wrong changes). Then the
   same over --splits seeded splits (mean agreement, and on how many splits the memory helped or hurt),
-  with an ablation: a plain nearest-neighbour vote that ignores the analysed verdict.
+  with an ablation: a plain nearest-neighbour vote that ignores the analysed verdict. The labels are
+  the default taste the heuristic was calibrated on, so a memory has little to teach there; last, the
+  same three figures for teams whose taste differs (every PR of one kind of change read one way,
+  bench/taste_memory.py's shifted_teams), which is what a taste memory is for.
 """
 
 from __future__ import annotations

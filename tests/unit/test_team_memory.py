@@ -187,10 +187,12 @@ def test_corrections_of_another_call_do_not_count() -> None:
     assert not weigh(D, [match(corr(1, analysed=P, team=M), 0.99)]).changed
 
 
-def test_one_merely_close_correction_is_not_enough_but_two_are() -> None:
-    assert MIN_EVIDENCE > 0.8 >= CLOSE
-    assert not weigh(D, [match(corr(1), 0.8)]).changed
-    assert weigh(D, [match(corr(1), 0.8), match(corr(2), 0.8)]).verdict is M
+def test_one_close_correction_of_the_same_call_is_enough_and_a_confirmation_can_outvote_it() -> None:
+    """The rule bench/verdicts.py --memory supports: one correction of a change this close moves the
+    verdict (a stricter rule never applied on held-out PRs); an as-close confirmation cancels it."""
+    assert MIN_EVIDENCE == CLOSE
+    assert weigh(D, [match(corr(1), CLOSE)]).verdict is M
+    assert not weigh(D, [match(corr(1), CLOSE), match(corr(2, team=D), CLOSE)]).changed
 
 
 def test_confirmations_outweigh_a_correction() -> None:
