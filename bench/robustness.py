@@ -508,7 +508,8 @@ def hostile_matrix(figures: Figures, tmp: Path) -> None:
         count_duplicates(figures, gh, pr)
     # A PR body line that is a workflow command, printed to the log by show-prompt: fenced by stop-commands.
     with servers() as (gh, ai):
-        pr = seed_hostile_pr(gh, {"body": "::warning::forged by the PR\n::add-mask::x\n::stop-commands::pwned"})
+        plain = dict.fromkeys(("title", "body", "comment", "diff", "issue", "thread", "review", "commit"), "text")
+        pr = seed_hostile_pr(gh, {**plain, "body": "::warning::forged by the PR\n::add-mask::x\n::stop-commands::pwned"})
         ai.add_json(GOOD_DIGEST)
         res = run_action_once(gh, tmp / "workflow-command", pr_payload(pr, "opened"), ai=ai,
                               inputs={"show-prompt": "true"})

@@ -7,11 +7,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from servers.openai_server import OpenAIServer
 
 from readworthy.analyze.model import analyze
 from readworthy.config import Settings
 from readworthy.gather.diffparse import STRAY_TEXT_TOLERATED, parse_patch, parse_patch_bytes
-from readworthy.models import PRContext
+from readworthy.models import PRContext, Verdict
 from readworthy.pack.prompt import pack_prompt
 from readworthy.render.comment import render_markdown
 
@@ -228,3 +229,34 @@ def test_no_real_vllm_diff_is_flagged(vllm_fixtures: Path) -> None:
         parsed = parse_patch_bytes(patch.read_bytes())
         assert parsed.notes == [], patch.parent.name
         assert not any(f.patch_incomplete for f in parsed.files), patch.parent.name
+
+
+GARBAGE = "diff --git a/csrc/kernel.cu b/csrc/kernel.cu\n" + "\x07\x1b garbage that is not a diff \x00\n" * 3000
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_fragment_is_never_called_safe_to_skip(language: str) -> None:
+    """`diff --git` and then 100 KB of garbage used to come out "Safe to skip": a verdict on a fragment."""
+    parsed = parse_patch(GARBAGE)
+    ctx = PRContext(title="Tune the kernel", files=parsed.files, changed_files=1, gather_notes=parsed.notes)
+    settings = Settings(language=language)  # type: ignore[arg-type]
+    report = analyze(pack_prompt(ctx, settings), settings, client=None)
+    assert report.digest.verdict is not Verdict.SKIP
+    assert ("incomplete" in report.digest.reason) if language == "en" else ("不完整" in report.digest.reason)
+    assert "kernel.cu" in report.digest.reason
+
+
+def test_a_models_skip_on_a_fragment_is_not_kept(openai_server: OpenAIServer) -> None:
+    """The model is told the patch is incomplete; if it still answers `skip`, the verdict is raised."""
+    from readworthy.analyze.client import make_openai_client
+
+    cut = HEADER + "".join(HUNK.splitlines(keepends=True)[:4])
+    parsed = parse_patch(cut)
+    ctx = PRContext(title="Fix the engine", files=parsed.files, changed_files=1, gather_notes=parsed.notes)
+    openai_server.add_json({"verdict": "skip", "reason": "Nothing to read.", "headline": "Small fix",
+                            "audience": [], "decisions": [], "start_reading": [], "discussion": "",
+                            "linked_issue_findings": [], "open_items": [], "related": []})
+    settings = Settings(openai_api_key="sk-test-0123456789abcdef", openai_base_url=openai_server.url)  # type: ignore[arg-type]
+    report = analyze(pack_prompt(ctx, settings), settings, make_openai_client(settings))
+    assert report.analyzer == "model" and report.digest.verdict is Verdict.SKIM
+    assert "incomplete" in report.digest.reason and "Nothing to read." in report.digest.reason

@@ -49,6 +49,7 @@ from .client import (
     schema_bounds_supported,
 )
 from .explain import clip, error_text, explain_gave_up, explain_status
+from .fragment import guard_fragment
 from .ground import ground_digest
 from .heuristic import heuristic_analysis
 from .pricing import estimate_cost
@@ -127,6 +128,7 @@ def analyze(prompt: Prompt, settings: Settings, client: openai.OpenAI | None,
         if reason:
             log.warning("no model call: %s; using the heuristic digest", reason)
         digest, use = heuristic_analysis(ctx, prompt.coverage, settings.language, taste)
+        digest = guard_fragment(digest, prompt.coverage, settings.language)
         return _report(digest, "heuristic", prompt, ctx, settings, model="", spent=_Spent(), fallback_reason=reason,
                        taste=use)
     model = model_name(settings)
@@ -138,9 +140,10 @@ def analyze(prompt: Prompt, settings: Settings, client: openai.OpenAI | None,
         reason = str(exc)
         log.warning("model %s failed: %s; using the heuristic digest instead", model, reason)
         digest, use = heuristic_analysis(ctx, prompt.coverage, settings.language, taste)
+        digest = guard_fragment(digest, prompt.coverage, settings.language)
         return _report(digest, "heuristic", prompt, ctx, settings, model=model, spent=spent,
                        fallback_reason=reason, taste=use)
-    grounded, dropped = ground_digest(digest, ctx)
+    grounded, dropped = ground_digest(guard_fragment(digest, prompt.coverage, settings.language), ctx)
     if dropped:
         log.info("grounding dropped %d reference(s) not found in the PR", dropped)
     shown = TasteUse(prs=prompt.taste_prs[:10]) if prompt.taste_prs else None

@@ -69,6 +69,10 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "perf": "is a performance change",
         "code_change": "has {lines} changed line{ls} of code",
         "small_fix": "is a small, contained code change ({lines} line{ls})",
+        # a cut-off or damaged patch (analyze/fragment.py)
+        "fragment_not_skip": "The patch of {n} file{s} ({files}) is incomplete, so this is not called safe to "
+                             "skip: read the full diff. From what was seen: {reason}",
+        "fragment": "The patch of {n} file{s} ({files}) is incomplete: a judgement on a fragment. {reason}",
         # the team's past corrections outweighed the verdict (memory/similar.py's evidence rule)
         "taste": "The team read {n} similar change{s} ({kind}) as {team} ({refs}); readworthy alone would say "
                  "{own}: {reason}",
@@ -144,6 +148,9 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "tiny_fix": "只改了 {lines} 行代码，没有新测试也没有新定义，看标题就知道改了什么。",
         "new_package": "新增的 {packages} 包（占新增代码的 {share}%）沿用已有模板；只需看它改动的共享文件：{shared}。",
         "new_package_alone": "新增了独立的 {packages} 包（占新增代码的 {share}%）：浏览一下入口即可，不必逐行阅读。",
+        "fragment_not_skip": "{n} 个文件（{files}）的补丁不完整，所以不判为可以跳过：请阅读完整的 diff。"
+                             "仅就已看到的部分而言：{reason}",
+        "fragment": "{n} 个文件（{files}）的补丁不完整，以下判断只基于片段。{reason}",
         "taste": "团队曾把 {n} 个类似改动（{kind}）判为 {team}（{refs}）；若不参考这些纠正，"
                  "单看本 PR 会判为 {own}：{reason}",
         "deep": "它{findings}。",
