@@ -101,8 +101,9 @@ def test_shuffled_control_keeps_the_verdicts_and_moves_them() -> None:
 
 def test_memory_bench_on_the_vllm_prs(vllm_fixtures: Path) -> None:
     labels = vd.load_labels(vllm_fixtures / "labels.jsonl")
-    text = tm.memory_bench(vllm_fixtures, labels, 17, 3, "en")
+    text = tm.memory_bench(vllm_fixtures, labels, 17, 3, "en", shifted_splits=2)
     assert "split seed 17" in text and "held-out half (15)" in text
     held_out = [line.strip() for line in text.splitlines() if "/15 = " in line]
     assert [line.split("  ")[0] for line in held_out[:3]] == ["without memory", "with memory", "shuffled control"]
     assert "over 3 more seeded splits" in text
+    assert "teams whose taste differs" in text and "each over 2 seeded splits" in text
