@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import real_model_background
@@ -49,13 +52,37 @@ def vllm_fixtures() -> Path:
 @pytest.hookimpl(trylast=True)  # after `-m`/`-k` deselection: only tests that will run count
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The real-model tests run last, and their model run starts now in its own process, so that it
-    works on one core while the rest of the suite runs on the other (tests/real_model_background.py)."""
+    works on one core while the rest of the suite runs on the other (tests/real_model_background.py).
+    Under pytest-xdist a worker only reorders: the controller runs the model, once for all workers."""
     real = [item for item in items if item.get_closest_marker("e2e_model")]
     if not real:
         return
     items[:] = [item for item in items if not item.get_closest_marker("e2e_model")] + real
-    real_model_background.start(config, VLLM_FIXTURES)
+    if not hasattr(config, "workerinput"):
+        real_model_background.start(config, VLLM_FIXTURES)
+
+
+# --------------------------------------------------------------------------- pytest-xdist (scripts/test -n 2)
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Tell each worker where the controller's model run will write its result."""
+    config = node.config
+    if not hasattr(config, "_readworthy_model_dir"):
+        config._readworthy_model_dir = Path(tempfile.mkdtemp(prefix="readworthy-real-model-"))
+    node.workerinput[real_model_background.WORKER_KEY] = str(config._readworthy_model_dir)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """A worker collected the real-model tests: start the one model run beside the suite."""
+    if any("test_real_model.py" in test_id for test_id in ids):
+        config = node.config
+        real_model_background.start(config, VLLM_FIXTURES, getattr(config, "_readworthy_model_dir", None))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     real_model_background.stop(config)
+    shared = getattr(config, "_readworthy_model_dir", None)
+    if shared is not None:
+        shutil.rmtree(shared, ignore_errors=True)

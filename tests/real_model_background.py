@@ -58,11 +58,15 @@ class Background:
 KEY = pytest.StashKey[Background]()
 
 
-def start(config: pytest.Config, fixtures: Path) -> None:
-    """Start the model run (once per session)."""
+WORKER_KEY = "readworthy_real_model_dir"  # in pytest-xdist's workerinput: where the controller's run writes
+POLL_S = 0.5
+
+
+def start(config: pytest.Config, fixtures: Path, directory: Path | None = None) -> None:
+    """Start the model run (once per session), writing into `directory` (a new one when None)."""
     if KEY in config.stash:
         return
-    directory = Path(tempfile.mkdtemp(prefix="readworthy-real-model-"))
+    directory = directory or Path(tempfile.mkdtemp(prefix="readworthy-real-model-"))
     with (directory / "model-run.log").open("wb") as log:
         process = subprocess.Popen([sys.executable, __file__, str(directory / "result.json"), str(fixtures)],
                                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -70,7 +74,11 @@ def start(config: pytest.Config, fixtures: Path) -> None:
 
 
 def result(config: pytest.Config, fixtures: Path) -> dict[str, Any]:
-    """Wait for the model run (starting it if nothing did) and return what it wrote."""
+    """Wait for the model run (starting it if nothing did) and return what it wrote. Under pytest-xdist
+    the controller runs the model; a worker waits for the result file in the directory it was given."""
+    shared = getattr(config, "workerinput", {}).get(WORKER_KEY)
+    if shared:
+        return _wait_for_file(Path(shared) / "result.json")
     start(config, fixtures)
     run = config.stash[KEY]
     try:
@@ -82,6 +90,19 @@ def result(config: pytest.Config, fixtures: Path) -> dict[str, Any]:
         log = run.log_path.read_text(encoding="utf-8", errors="replace")[-3000:]
         return {"error": f"the real-model run exited {run.process.returncode} without a result:\n{log}"}
     return dict(json.loads(run.result_path.read_text(encoding="utf-8")))
+
+
+def _wait_for_file(path: Path) -> dict[str, Any]:
+    """The controller's run writes its result once, whatever happens (main() below): wait for it."""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while time.monotonic() < deadline:
+        if path.is_file():
+            try:
+                return dict(json.loads(path.read_text(encoding="utf-8")))
+            except ValueError:
+                pass  # caught while being written; the rename below makes this rare
+        time.sleep(POLL_S)
+    return {"error": f"the real-model run wrote no result within {RUN_TIMEOUT:.0f} s ({path})"}
 
 
 def stop(config: pytest.Config) -> None:
@@ -160,7 +181,9 @@ def main(argv: list[str]) -> int:
             outcome = _run(fixtures, Path(work))
         except Exception:  # noqa: BLE001  (anything at all is reported to the test, not lost in a log)
             outcome = {"error": traceback.format_exc()}
-    out.write_text(json.dumps(outcome), encoding="utf-8")
+    partial = out.with_suffix(".partial")
+    partial.write_text(json.dumps(outcome), encoding="utf-8")
+    partial.replace(out)  # a waiting test worker never reads half a file
     return 0
 
 
