@@ -145,7 +145,7 @@ def test_more_than_3000_files_says_what_is_missing(github_server: GitHubServer) 
     ctx = _gather(github_server, "o/r", pr.number)
     assert len(ctx.files) == 3_000 and ctx.changed_files == 3_210
     assert ctx.gather_notes == [
-        "210 of 3,210 changed files are not listed (GitHub's files API stops at 3,000); they are not in this reading"
+        "210 of 3,210 changed files are not listed (GitHub's files API caps the list at 3,000); they are not in this reading"
     ]
     assert len(github_server.requests) == 31  # 1 GraphQL + 30 pages of 100; no futile diff request
     assert github_server.count("GET", r"/files$") == 30
@@ -167,6 +167,15 @@ def test_patches_github_omits_come_from_the_diff(github_server: GitHubServer) ->
     diff_request = github_server.requests[2]
     assert diff_request.headers["accept"] == "application/vnd.github.diff"
     assert ctx.gather_notes == ["1 large patch(es) taken from the full diff"]
+
+
+def test_a_patch_cut_off_in_the_full_diff_stays_flagged_incomplete(github_server: GitHubServer) -> None:
+    cut = "@@ -1,6 +1,6 @@\n-old\n+new\n context"  # the hunk promises 6 lines and holds 3
+    pr = github_server.add_pr("o/r", files=[PRFile("src/huge.py", additions=1, deletions=1, patch=cut,
+                                                   patch_omitted=True)])
+    ctx = _gather(github_server, "o/r", pr.number)
+    assert ctx.files[0].patch is not None and "+new" in ctx.files[0].patch
+    assert ctx.files[0].patch_incomplete
 
 
 def test_omitted_patches_beyond_diff_limits_are_listed_with_stats(github_server: GitHubServer) -> None:

@@ -252,6 +252,15 @@ def test_files_beyond_the_github_cap_are_reported() -> None:
     assert prompt.coverage.files_total == 3_400 and prompt.coverage.files_name_only == 3_399
 
 
+def test_what_gathering_could_not_read_reaches_the_coverage_notes() -> None:
+    ctx = PRContext(title="t", files=[added_file("a.py", ["def f(): pass"])],
+                    gather_notes=["discussion longer than 10 pages; the rest was not read",
+                                  "patch of a.py is incomplete: hunk ends early"])
+    notes = pack_prompt(ctx, Settings(budget=8_000)).coverage.notes
+    # the damaged patch is listed by path elsewhere in the comment; the unread pages only here
+    assert notes == ["discussion longer than 10 pages; the rest was not read"]
+
+
 def test_long_hunks_are_condensed_around_changes_and_pure_deletions_collapse() -> None:
     context = [f" unchanged line {i}" for i in range(200)]
     body = context[:100] + ["-old_call()", "+def brand_new_helper(x):", "+    return x"] + context[100:]

@@ -65,7 +65,7 @@ def gather_pr(gh: GitHub, repo: str, number: int, settings: Settings) -> PRConte
     files = fetch_files(gh, settings, repo, number)
     changed = int(pr.get("changedFiles") or len(files))
     if len(files) < changed:
-        cap = " (GitHub's files API stops at 3,000)" if len(files) >= FILES_API_CAP else ""
+        cap = " (GitHub's files API caps the list at 3,000)" if len(files) >= FILES_API_CAP else ""
         notes.append(f"{changed - len(files):,} of {changed:,} changed files are not listed{cap}; "
                      "they are not in this reading")
     lines = int(pr.get("additions") or 0) + int(pr.get("deletions") or 0)

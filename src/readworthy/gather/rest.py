@@ -110,10 +110,12 @@ def fill_missing_patches(
         return files
     text = data.get("data") if isinstance(data, dict) else None
     try:
-        parsed = {f.path: f.patch for f in parse_patch(text).files if f.patch} if isinstance(text, str) else {}
+        parsed = {f.path: f for f in parse_patch(text).files if f.patch} if isinstance(text, str) else {}
     except InputError:
         parsed = {}
-    filled = [f.model_copy(update={"patch": parsed[f.path]}) if f in missing and f.path in parsed else f
+    # a patch cut off or damaged in the full diff stays flagged, so the guide says it rests on a fragment
+    filled = [f.model_copy(update={"patch": parsed[f.path].patch, "patch_incomplete": parsed[f.path].patch_incomplete})
+              if f in missing and f.path in parsed else f
               for f in files]
     still = sum(1 for f in filled if f.patch is None and not f.binary and (f.additions or f.deletions))
     notes.append(f"{len(missing) - still} large patch(es) taken from the full diff"

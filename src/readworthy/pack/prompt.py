@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..errors import ConfigError
+from ..gather.diffparse import is_damage_note
 from ..models import (
     CorrectionMatch,
     Coverage,
@@ -340,11 +341,11 @@ def _coverage(
     # gather/diffparse.py flags a diff that is cut off or damaged: the guide then rests on a fragment,
     # and the analyzer and the comment must say so.
     incomplete = [f.path for f in original.files if f.patch_incomplete]
-    notes = []
+    # what gathering could not read (capped lists, refused diffs, unread pages); damaged patches are
+    # left out here because the comment lists those files itself
+    notes = [n for n in original.gather_notes if not is_damage_note(n)]
     if len(omitted) > OMITTED_LIST_MAX:
         notes.append(f"omitted list truncated: {len(omitted) - OMITTED_LIST_MAX} more paths")
-    if missing:
-        notes.append(f"{missing} files beyond the GitHub files API cap were not seen")
     if len(incomplete) > INCOMPLETE_LIST_MAX:
         notes.append(f"{len(incomplete) - INCOMPLETE_LIST_MAX} more files with an incomplete patch")
     return Coverage(
