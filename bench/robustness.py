@@ -65,6 +65,7 @@ from test_faults_model import FAULTS as MODEL_FAULTS
 from test_faults_model import MODEL_TIMEOUT_S, NOT_A_COMPLETION
 
 from readworthy.action import run_action
+from readworthy.analyze.attempts import forget_endpoints
 from readworthy.config import build_settings
 from readworthy.errors import GitHubError
 from readworthy.gather import github_api
@@ -155,6 +156,7 @@ def run_action_once(gh: GitHubServer, workdir: Path, payload: Any, *, ai: OpenAI
                     "INPUT_MODEL-TIMEOUT": str(MODEL_TIMEOUT_S)})
     env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
     env.update(env_extra or {})
+    forget_endpoints()  # each run is a new process: no quota or silent endpoint remembered from the last row
     handler = _Collect()
     root = logging.getLogger()
     root.addHandler(handler)
@@ -399,6 +401,7 @@ def model_matrix(figures: Figures, tmp: Path) -> None:
 # --------------------------------------------------------------------------- endpoint trouble (issue 16)
 
 STUCK_BOUND_S = 150.0  # issue 16: a stuck endpoint ends in the labelled fallback within this, with defaults
+STUCK_RUN_PRS, STUCK_RUN_BOUND_S = 5, 10
 
 
 def endpoint_matrix(figures: Figures, tmp: Path) -> None:
@@ -416,6 +419,20 @@ def endpoint_matrix(figures: Figures, tmp: Path) -> None:
         figures.endpoint_lines.append(f"stuck endpoint, defaults: {res.seconds:.1f}s to the end of the run, "
                                       f"{len(ai.chat_requests)} request(s); reason: {reason}")
         count_duplicates(figures, gh, pr)
+    with servers() as (gh, ai):  # one run over several PRs: only the first SILENT_LIMIT wait for the bound
+        prs = [simple_pr(gh) for _ in range(STUCK_RUN_PRS)]
+        ai.add_stall(times=20)
+        res = run_action_once(gh, tmp / "stuck-run", {"inputs": {"pr-number": " ".join(str(p.number) for p in prs)}},
+                              ai=ai, event="workflow_dispatch", inputs={"model-timeout": str(STUCK_RUN_BOUND_S)})
+        states = [decode_state(c[0].body) if c else None for c in (own_comments(gh, p.number) for p in prs)]
+        ok = res.code == 0 and all(st is not None and st.analyzer == "heuristic" for st in states)
+        figures.model.record("model stuck-endpoint (one run, several PRs)", ok,
+                             f"{res.seconds:.0f}s, {len(ai.chat_requests)} requests")
+        figures.endpoint_lines.append(
+            f"stuck endpoint, one run over {STUCK_RUN_PRS} PRs with model-timeout {STUCK_RUN_BOUND_S} s: "
+            f"{res.seconds:.1f}s, {len(ai.chat_requests)} request(s), all {STUCK_RUN_PRS} comments heuristic")
+        for p in prs:
+            count_duplicates(figures, gh, p)
     with servers() as (gh, ai):  # OPENAI_BASE_URL="not a url" (issue 16)
         pr = simple_pr(gh)
         res = run_action_once(gh, tmp / "bad-url", pr_payload(pr, "opened"), ai=ai,

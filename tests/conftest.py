@@ -13,6 +13,8 @@ import real_model_background
 from servers.github_fixtures import *  # noqa: F401,F403  (github_server fixture)
 from servers.openai_fixtures import *  # noqa: F401,F403  (openai_server fixture)
 
+from readworthy.analyze.attempts import forget_endpoints
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # ../shared beside the checkout (from a worktree such as /work/wt/NAME it sits one level further up);
 # READWORTHY_VLLM_FIXTURES points anywhere else.
@@ -39,6 +41,13 @@ def _clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("GH_TOKEN", raising=False)
     monkeypatch.setenv("READWORTHY_GITHUB_MODELS", "false")
     monkeypatch.setenv("READWORTHY_GITHUB_MODELS_URL", UNREACHABLE_MODELS_URL)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_endpoint_memory() -> None:
+    """Each test's run starts like a new process: no spent quota or silent endpoint remembered from another
+    test (test servers come and go, and a later one may get an earlier one's port)."""
+    forget_endpoints()
 
 
 @pytest.fixture

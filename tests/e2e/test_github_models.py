@@ -18,6 +18,7 @@ from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_TOKEN, PRFile, PullRequest
 from servers.openai_server import OpenAIServer, RecordedRequest
 
+from readworthy.analyze import attempts
 from readworthy.endpoint import (
     GITHUB_MODELS_DEFAULT_MODEL,
     GITHUB_MODELS_INPUT_LIMIT,
@@ -268,6 +269,45 @@ def test_a_stuck_endpoint_ends_in_the_fallback_within_the_bound(
     assert state.fallback_reason.startswith(f"timed out: no usable answer from the model endpoint {openai_server.url} "
                                             "within the model-timeout bound of 2 s (1 attempt)")
     assert "Raise `model-timeout`" in state.fallback_reason and FALLBACK_LABEL in result.summary
+
+
+def test_a_stuck_endpoint_costs_two_bounds_per_run_not_one_per_pr(
+    github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    prs = [small_pr(github_server) for _ in range(4)]
+    openai_server.add_stall(times=10)
+    env = action_env(github_server, tmp_path, "workflow_dispatch",
+                     {"inputs": {"pr-number": " ".join(str(pr.number) for pr in prs)}},
+                     openai_url=openai_server.url, inputs={"model-timeout": "1"})
+    started = time.monotonic()
+    result = run(monkeypatch, capsys, env)
+    elapsed = time.monotonic() - started
+    assert result.code == 0 and len(openai_server.chat_requests) == 2  # the first two PRs wait; no more
+    assert elapsed < 2 * 1 + 8.0, f"{elapsed:.1f}s"
+    states = [decode_state(own_comments(github_server, pr.number)[0].body) for pr in prs]
+    assert all(s is not None and s.analyzer == "heuristic" for s in states)
+    assert [s.fallback_reason.split(":")[0] for s in states if s] == ["timed out", "timed out", "not asked", "not asked"]
+    assert states[2] is not None and "gave no answer to 2 requests in a row" in states[2].fallback_reason
+
+
+def test_a_silent_endpoint_is_probed_again_after_the_pause(
+    github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(attempts, "SILENT_PAUSE_S", 0.5)
+    prs = [small_pr(github_server) for _ in range(3)]
+    openai_server.add_stall(times=2)
+    openai_server.add_json(GOOD_DIGEST)  # then it answers again
+    for pr in prs[:2]:
+        review(github_server, pr, tmp_path, monkeypatch, capsys, openai_url=openai_server.url,
+               **{"model-timeout": "1"})
+    time.sleep(0.6)
+    result = review(github_server, prs[2], tmp_path, monkeypatch, capsys, openai_url=openai_server.url,
+                    **{"model-timeout": "1"})
+    assert result.code == 0 and len(openai_server.chat_requests) == 3
+    state = decode_state(own_comments(github_server, prs[2].number)[0].body)
+    assert state is not None and state.analyzer == "model"
 
 
 def test_an_endpoint_that_trickles_bytes_is_cut_off_at_the_bound(

@@ -11,7 +11,10 @@ connection errors, a connect timeout, and a 429 whose Retry-After is short. Neve
   longer than MAX_RATE_WAIT_S or than the time left: waiting it out would hold the run for hours;
 - an answer marked `x-should-retry: false`.
 A spent day quota is remembered for the rest of the process (per endpoint and model), so the other
-PRs of an `all-open` run or a digest do not ask again.
+PRs of an `all-open` run or a digest do not ask again. So is a silent endpoint: after SILENT_LIMIT
+requests in a row that got no HTTP answer at all (stuck until the bound, or no connection), the endpoint
+is not asked for SILENT_PAUSE_S, then one request probes it again; an `all-open` run or a digest over a
+stuck endpoint then costs two bounds, not one per PR.
 Each attempt may use all the time left, but connecting at most CONNECT_TIMEOUT_S, so an unreachable
 host fails in seconds. The openai client itself is built with max_retries=0 (client.py).
 """
@@ -40,6 +43,17 @@ _RETRIED_STATUS = frozenset({408, 409, 429})
 # (base URL, model) -> monotonic time until which the day quota is known to be spent
 _spent_quota: dict[tuple[str, str], float] = {}
 _spent_lock = threading.Lock()
+SILENT_LIMIT = 2
+SILENT_PAUSE_S = 300.0
+# base URL -> (silent requests in a row, monotonic time of the last one)
+_silent: dict[str, tuple[int, float]] = {}
+
+
+def forget_endpoints() -> None:
+    """Forget spent quotas and silent endpoints: what a new process starts with (tests run many runs)."""
+    with _spent_lock:
+        _spent_quota.clear()
+        _silent.clear()
 
 
 class Deadline:
@@ -56,7 +70,8 @@ class Deadline:
 @dataclass
 class GaveUp(Exception):
     """No usable answer within the rules above. `why` is one of:
-    "exhausted" (retries used up), "deadline" (the bound ran out), "day-quota", "long-wait"."""
+    "exhausted" (retries used up), "deadline" (the bound ran out), "day-quota", "long-wait",
+    "silent" (the endpoint gave no answer to the last SILENT_LIMIT requests; `wait` is the pause left)."""
 
     why: str
     error: openai.APIError | None
@@ -115,6 +130,46 @@ def send(
         until = _spent_quota.get(quota_key, 0.0)
     if until > time.monotonic():  # an earlier PR of this run met the spent quota: do not ask again
         raise GaveUp("day-quota", None, 0, until - time.monotonic())
+    endpoint_key = str(client.base_url)
+    paused = _silent_pause_left(endpoint_key)
+    if paused > 0:  # earlier PRs of this run waited in vain: do not wait again
+        raise GaveUp("silent", None, 0, paused)
+    try:
+        response = _attempts(client, kwargs, deadline, retries, on_attempt, quota_key)
+    except openai.APIStatusError:
+        _note_silence(endpoint_key, heard=True)  # any HTTP answer, even an error, shows it is alive
+        raise
+    except GaveUp as gave_up:
+        if gave_up.attempts:  # not when the bound was spent before any request
+            _note_silence(endpoint_key, heard=isinstance(gave_up.error, openai.APIStatusError))
+        raise
+    _note_silence(endpoint_key, heard=True)
+    return response
+
+
+def _silent_pause_left(key: str) -> float:
+    with _spent_lock:
+        count, last = _silent.get(key, (0, 0.0))
+    return max(0.0, last + SILENT_PAUSE_S - time.monotonic()) if count >= SILENT_LIMIT else 0.0
+
+
+def _note_silence(key: str, heard: bool) -> None:
+    with _spent_lock:
+        if heard:
+            _silent.pop(key, None)
+        else:
+            count, _ = _silent.get(key, (0, 0.0))
+            _silent[key] = (count + 1, time.monotonic())
+
+
+def _attempts(
+    client: openai.OpenAI,
+    kwargs: dict[str, Any],
+    deadline: Deadline,
+    retries: int,
+    on_attempt: Callable[[], None],
+    quota_key: tuple[str, str],
+) -> Any:
     failures = 0
     last: openai.APIError | None = None
     while True:

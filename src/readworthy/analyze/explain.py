@@ -14,7 +14,7 @@ import openai
 
 from ..config import Settings
 from ..endpoint import GITHUB_MODELS_DEFAULT_MODEL, setting
-from .attempts import MAX_RATE_WAIT_S, GaveUp
+from .attempts import MAX_RATE_WAIT_S, SILENT_LIMIT, GaveUp
 from .client import model_name
 
 _KEY_LIKE = re.compile(r"\b(sk-[\w-]{8,}|gh[pousr]_\w{8,}|github_pat_\w{8,})")
@@ -72,6 +72,11 @@ def explain_gave_up(failure: GaveUp, settings: Settings) -> str:
         return (f"rate limited (429): {endpoint.label} asks for a wait of {duration(failure.wait)}, longer than a "
                 f"run waits (at most {MAX_RATE_WAIT_S:.0f} s, within {setting(settings, 'model-timeout')} of "
                 f"{settings.model_timeout:g} s). Re-run later, or {_other_endpoint(settings)}")
+    if failure.why == "silent":
+        return (f"not asked: {endpoint.label} gave no answer to {SILENT_LIMIT} requests in a row earlier in this run "
+                f"(each waited up to the {setting(settings, 'model-timeout')} bound of {settings.model_timeout:g} s "
+                f"or failed to connect), so it is not asked again for {duration(failure.wait)}. Check that the "
+                f"endpoint is up, or raise {setting(settings, 'model-timeout')} if it is just slow")
     if failure.why == "deadline" or isinstance(exc, openai.APITimeoutError):
         last = f"; last: {_short(exc)}" if exc is not None and not isinstance(exc, openai.APITimeoutError) else ""
         return (f"timed out: no usable answer from {endpoint.label} within the model-timeout bound of "
