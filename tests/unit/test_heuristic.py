@@ -124,6 +124,24 @@ def test_small_fix_is_skim_but_with_a_root_cause_analysis_it_is_deep_read() -> N
     assert digest.related == []  # the linked issue has its own line; "related" is for mentions
 
 
+def test_the_reason_counts_code_and_tests_apart() -> None:
+    tests = [f"    assert batch_offsets({i}) == {i * 8}" for i in range(120)]
+    ctx = PRContext(title="Fix the batch offsets", files=[
+        _file("engine/scheduler/batching.py", ["    return start + index * width"], ["    return index * width"]),
+        _file("tests/scheduler/test_batching.py", tests)])
+    reason = heuristic_digest(ctx, NO_COVERAGE, "en").reason
+    assert "(2 lines) with 120 lines of tests" in reason, reason  # not "a small code change (122 lines)"
+    zh = heuristic_digest(ctx, NO_COVERAGE, "zh-CN").reason
+    assert "（2 行），另有 120 行测试" in zh, zh
+
+
+def test_one_new_definition_is_singular() -> None:
+    ctx = PRContext(title="Add a row-offset helper", files=[_file("engine/ops/offsets.py", [
+        "def row_offset(ram, stride):", "    return ram.to(tl.int64) * stride"] + [f"# note {i}" for i in range(12)])])
+    reason = heuristic_digest(ctx, NO_COVERAGE, "en").reason
+    assert "adds 1 new definition" in reason and "1 new definitions" not in reason, reason
+
+
 def test_related_lists_mentions_and_cross_references_but_not_linked_issues() -> None:
     issue = LinkedIssue(number=901, title="Illegal memory access", state="closed")
     ctx = _small_fix().model_copy(update={

@@ -138,7 +138,7 @@ def judge(sig: Signals, language: str) -> tuple[Verdict, str]:
     verdict = Verdict.DEEP_READ if score >= DEEP_READ_POINTS else Verdict.SKIM
     ordered = sorted((f for f in findings if f.key != "tests"), key=lambda f: (f.key not in _BEYOND_SIZE, -f.points))
     # a line count says little next to what the change does; it is named when little else is
-    shown = [f for f in ordered if f.key != "small_fix" or len(ordered) == 1][:3]
+    shown = [f for f in ordered if not f.key.startswith("small_fix") or len(ordered) == 1][:3]
     parts = [phrase(language, f.key, **f.values) for f in shown]
     joined = phrase(language, "sep").join(parts[:-1])
     findings_text = (joined + phrase(language, "and") + parts[-1]) if len(parts) > 1 else parts[0]
@@ -290,9 +290,14 @@ def _score(sig: Signals, language: str) -> list[Finding]:
         findings.append(Finding("perf", p["perf"], {}))
     if sig.added_test_lines:
         findings.append(Finding("tests", p["tests"], {}))
-    lines = sig.added_code_lines + sig.added_test_lines + sig.deleted_code_lines
+    # the wording counts code and tests apart: "a small code change (705 lines)" misled when 690 were tests
+    lines = sig.added_code_lines + sig.deleted_code_lines
     size_key = "small_fix" if sig.added_code_lines <= SMALL_FIX_LINES and not sig.new_definitions else "code_change"
-    findings.append(Finding(size_key, size_points(sig.added_code_lines + sig.added_test_lines), {"lines": lines}))
+    values: dict[str, object] = {"lines": lines}
+    if sig.added_test_lines:
+        size_key += "_tests"
+        values["tests"] = sig.added_test_lines
+    findings.append(Finding(size_key, size_points(sig.added_code_lines + sig.added_test_lines), values))
     return findings
 
 

@@ -48,7 +48,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "skim": "It {findings}; nothing here suggests a wider design change.",
         "and": " and ",
         "sep": ", ",
-        "new_definitions": "adds {n} new definitions",
+        "new_definitions": "adds {n} new definition{s}",
         "abstraction": "introduces an interface or base class",
         "implemented": "adds a method, {name}, that {n} changed files implement",
         "capability": "adds capability flags ({names})",
@@ -68,7 +68,9 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "regression_test": "backs the fix with a new test (`{test}`)",
         "perf": "is a performance change",
         "code_change": "has {lines} changed line{ls} of code",
+        "code_change_tests": "has {lines} changed line{ls} of code and {tests} of tests",
         "small_fix": "is a small, contained code change ({lines} line{ls})",
+        "small_fix_tests": "is a small, contained code change ({lines} line{ls}) with {tests} lines of tests",
         # a cut-off or damaged patch (analyze/fragment.py)
         "fragment_not_skip": "The patch of {n} file{s} ({files}) is incomplete, so this is not called safe to "
                              "skip: read the full diff. From what was seen: {reason}",
@@ -177,7 +179,9 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "regression_test": "为修复补了新测试（`{test}`）",
         "perf": "是一项性能改动",
         "code_change": "改动了 {lines} 行代码",
+        "code_change_tests": "改动了 {lines} 行代码和 {tests} 行测试",
         "small_fix": "是一处范围很小的代码改动（{lines} 行）",
+        "small_fix_tests": "是一处范围很小的代码改动（{lines} 行），另有 {tests} 行测试",
         "headline_files": "改动了 {areas} 中的 {n} 个文件",
         "p_quote": "{attribution}：“{quote}”",
         "p_end": "。",
@@ -225,7 +229,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
 
 LIST_SEPARATOR: Mapping[str, str] = {"en": ", ", "zh-CN": "、"}
 # Counts written with the language's grouping; other numbers (issue numbers, percentages) stay as they are.
-_COUNT_KEYS = frozenset({"n", "lines", "deleted", "seen", "total", "u"})
+_COUNT_KEYS = frozenset({"n", "lines", "deleted", "seen", "total", "u", "tests"})
 
 
 def count(language: str, n: int) -> str:
