@@ -206,6 +206,34 @@ KERNEL = FileChange(
 )
 
 
+def _new_module(function_doc: str = "") -> FileChange:
+    body = [
+        '"""Admission control for long prompts: a request longer than the batch budget is split at block',
+        'boundaries instead of being refused, so one long prompt cannot stall the queue."""',
+        "",
+        "def split_long_request(request, budget):",
+        *([f'    """{function_doc}"""'] if function_doc else []),
+        "    return [request[i:i + budget] for i in range(0, len(request), budget)]",
+    ]
+    return FileChange(path="engine/sched/admission.py", status=FileStatus.ADDED, additions=len(body),
+                      patch=f"@@ -0,0 +1,{len(body)} @@\n" + "\n".join("+" + x for x in body))
+
+
+def test_a_new_files_module_docstring_speaks_for_its_undocumented_centre() -> None:
+    ctx = PRContext(title="Split long prompts at admission", files=[_new_module()])
+    (point,) = heuristic_digest(ctx, Coverage(), "en").decisions
+    assert point.title.startswith("Admission control for long prompts")
+    assert point.explanation.startswith("Module docstring of `admission.py`, home of `split_long_request`")
+    assert "engine/sched/admission.py::split_long_request" in point.references
+
+
+def test_a_definitions_own_docstring_outranks_its_files_summary() -> None:
+    ctx = PRContext(title="Split long prompts at admission",
+                    files=[_new_module("Cut at block boundaries so the KV blocks of each piece stay whole.")])
+    (point,) = heuristic_digest(ctx, Coverage(), "en").decisions
+    assert point.title.startswith("Cut at block boundaries") and "Module docstring" not in point.explanation
+
+
 def test_a_kernel_entry_point_ranks_above_its_ptx_helpers() -> None:
     ctx = PRContext(title="[Kernel] Add paged decode kernel", files=[KERNEL])
     digest = heuristic_digest(ctx, Coverage(), "en")

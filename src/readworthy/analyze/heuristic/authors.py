@@ -306,8 +306,17 @@ def _messages(code: Iterable[str]) -> list[tuple[str, str]]:
     return out
 
 
-def code_passages(anchors: Anchors, limit: int = 25) -> list[Passage]:
+def code_passages(anchors: Anchors, limit: int = 25,
+                  module_docs: Sequence[tuple[str, str]] = ()) -> list[Passage]:
     out: list[Passage] = []
+    # a new file's module docstring speaks for its most central definition when that has no words of its
+    # own (a definition's own docstring says more about it than the file's summary)
+    for path, doc in module_docs:
+        home = next((r for r in anchors.ranked[:limit] if r.definition.path == path and not r.definition.dunder),
+                    None)
+        if home is not None and not home.definition.doc:
+            weight = SOURCE_WEIGHT["module"] + _score(doc) + anchors.rank_bonus(home)
+            out.append(Passage("module", brief(doc), home, weight=weight))
     for r in anchors.ranked[:limit]:
         d = r.definition
         if d.dunder:  # `__init__` says nothing on its own: its class's docstring does

@@ -42,7 +42,7 @@ def design_passages(ctx: PRContext, sig: Signals) -> list[Passage]:
     if anchors.centre is None:
         return []
     pool = [*description_passages(ctx, anchors), *issue_passages(ctx, anchors),
-            *review_passages(ctx, anchors), *code_passages(anchors)]
+            *review_passages(ctx, anchors), *code_passages(anchors, module_docs=sig.module_docs)]
     pool.sort(key=lambda p: -p.weight)
     chosen: list[Passage] = []
     per_anchor: Counter[str] = Counter()

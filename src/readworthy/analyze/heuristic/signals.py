@@ -133,6 +133,7 @@ class Signals:
     hidden_logic: tuple[str, ...] = ()  # a bump-titled PR: files whose changes are not version moves
     fail_fast: tuple[Located, ...] = ()  # new refusals of a configuration (validation, unsupported)
     implemented: tuple[Located, ...] = ()  # a method name newly defined in many changed files; text: count
+    module_docs: tuple[tuple[str, str], ...] = ()  # (path, docstring or opening comment) of new code files
     new_packages: tuple[str, ...] = ()  # new directories holding most of the added code
     new_package_share: float = 0.0  # share of added code and kernel lines inside them
     shared_edits: tuple[str, ...] = ()  # modified code files outside the new packages
@@ -327,6 +328,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     move_targets: Counter[str] = Counter()
     exclusions: list[Located] = []
     bump_title = bool(_BUMP_TITLE.search(ctx.title))
+    module_docs: list[tuple[str, str]] = []
     for change in ctx.files:
         kind = kind_of[change.path]
         kinds[kind] += 1
@@ -335,6 +337,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         defs = list(found.definitions) if found is not None and kind is not FileKind.DELETED else []
         removed_names |= found.removed_names if found is not None else frozenset()
         (test_defs if kind is FileKind.TEST else code_defs).extend(defs)
+        if found is not None and found.module_doc and kind in CODE_KINDS:
+            module_docs.append((change.path, found.module_doc))
         new_names = tuple(d.name for d in defs if d.new)
         features = set()
         if new_names and kind in CODE_KINDS | {FileKind.TEST}:
@@ -454,6 +458,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         exclusions=tuple(exclusions[:3]),
         moved_code_lines=moved_code,
         added_code_total=code_total,
+        module_docs=tuple(module_docs),
     )
 
 
