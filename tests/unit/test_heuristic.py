@@ -130,9 +130,9 @@ def test_the_reason_counts_code_and_tests_apart() -> None:
         _file("engine/scheduler/batching.py", ["    return start + index * width"], ["    return index * width"]),
         _file("tests/scheduler/test_batching.py", tests)])
     reason = heuristic_digest(ctx, NO_COVERAGE, "en").reason
-    assert "(2 lines) with 120 lines of tests" in reason, reason  # not "a small code change (122 lines)"
+    assert "(2 lines, plus 120 of tests)" in reason, reason  # not "a small code change (122 lines)"
     zh = heuristic_digest(ctx, NO_COVERAGE, "zh-CN").reason
-    assert "（2 行），另有 120 行测试" in zh, zh
+    assert "（2 行，另有 120 行测试）" in zh, zh
 
 
 def test_one_new_definition_is_singular() -> None:

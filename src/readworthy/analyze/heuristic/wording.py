@@ -68,9 +68,9 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "regression_test": "backs the fix with a new test (`{test}`)",
         "perf": "is a performance change",
         "code_change": "has {lines} changed line{ls} of code",
-        "code_change_tests": "has {lines} changed line{ls} of code and {tests} of tests",
+        "code_change_tests": "has {lines} changed line{ls} of code (plus {tests} of tests)",
         "small_fix": "is a small, contained code change ({lines} line{ls})",
-        "small_fix_tests": "is a small, contained code change ({lines} line{ls}) with {tests} lines of tests",
+        "small_fix_tests": "is a small, contained code change ({lines} line{ls}, plus {tests} of tests)",
         # a cut-off or damaged patch (analyze/fragment.py)
         "fragment_not_skip": "The patch of {n} file{s} ({files}) is incomplete, so this is not called safe to "
                              "skip: read the full diff. From what was seen: {reason}",
@@ -179,9 +179,9 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "regression_test": "为修复补了新测试（`{test}`）",
         "perf": "是一项性能改动",
         "code_change": "改动了 {lines} 行代码",
-        "code_change_tests": "改动了 {lines} 行代码和 {tests} 行测试",
+        "code_change_tests": "改动了 {lines} 行代码（另有 {tests} 行测试）",
         "small_fix": "是一处范围很小的代码改动（{lines} 行）",
-        "small_fix_tests": "是一处范围很小的代码改动（{lines} 行），另有 {tests} 行测试",
+        "small_fix_tests": "是一处范围很小的代码改动（{lines} 行，另有 {tests} 行测试）",
         "headline_files": "改动了 {areas} 中的 {n} 个文件",
         "p_quote": "{attribution}：“{quote}”",
         "p_end": "。",
