@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from test_safe_markdown import outside_code
 
 from readworthy.models import Coverage, Decision, Digest, Report, Usage, Verdict
+from readworthy.notes import note
 from readworthy.render.comment import COMMENT_LIMIT, render_comment, render_markdown, verdict_word
 from readworthy.render.state import MARKER, decode_state
 
@@ -78,6 +79,16 @@ def test_chinese_comment_uses_chinese_words() -> None:
         assert label in body
     assert "已查看 15 个变更文件中的 14 个" in body and "Who should read" not in body
     assert verdict_word(make_report().digest.verdict, "zh-CN") == "值得精读"
+
+
+def test_coverage_notes_are_shown_in_the_comments_language() -> None:
+    notes = [note("files_not_listed_cap", missing="210", changed="3,210"), "a note an older version wrote"]
+    coverage = make_report().coverage.model_copy(update={"notes": notes})
+    chinese = render_markdown(make_report(language="zh-CN", coverage=coverage))
+    assert "3,210 个改动文件中有 210 个未被列出（GitHub 的文件列表 API 最多返回 3,000 个）" in chinese
+    assert "changed files are not listed" not in chinese and "a note an older version wrote" in chinese
+    english = render_markdown(make_report(coverage=coverage))
+    assert "210 of 3,210 changed files are not listed (GitHub's files API caps the list at 3,000)" in english
 
 
 @pytest.mark.parametrize(("language", "plain", "fallback"), [

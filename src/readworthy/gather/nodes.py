@@ -23,6 +23,7 @@ from ..models import (
     ReviewThread,
     ThreadComment,
 )
+from ..notes import note
 from .noise import noise_kind
 
 SUBSTANTIVE_COMMENTS = 4  # per linked issue: the first comment + the longest others
@@ -100,8 +101,8 @@ def threads_from_nodes(
                 continue
             comments.append(ThreadComment(author=login, body=body, created_at=str(c.get("createdAt") or "")))
         if (conn.get("totalCount") or 0) > len(conn.get("nodes") or []):
-            notes.append(f"a review thread on {node.get('path')} has {conn['totalCount']} comments; "
-                         f"the first {len(conn.get('nodes') or [])} were read")
+            notes.append(note("long_thread", path=node.get("path"), total=conn["totalCount"],
+                              read=len(conn.get("nodes") or [])))
         if not comments:
             continue
         threads.append(ReviewThread(

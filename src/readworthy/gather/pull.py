@@ -18,6 +18,7 @@ from typing import Any
 from ..config import Settings
 from ..errors import GitHubError
 from ..models import LinkedIssue, LinkKind, PRContext, RelatedItem
+from ..notes import note
 from .github_api import GitHub, GraphQLReader, graphql, graphql_reader
 from .links import IssueRef, find_issue_refs
 from .nodes import (
@@ -65,9 +66,8 @@ def gather_pr(gh: GitHub, repo: str, number: int, settings: Settings) -> PRConte
     files = fetch_files(gh, settings, repo, number)
     changed = int(pr.get("changedFiles") or len(files))
     if len(files) < changed:
-        cap = " (GitHub's files API caps the list at 3,000)" if len(files) >= FILES_API_CAP else ""
-        notes.append(f"{changed - len(files):,} of {changed:,} changed files are not listed{cap}; "
-                     "they are not in this reading")
+        key = "files_not_listed_cap" if len(files) >= FILES_API_CAP else "files_not_listed"
+        notes.append(note(key, missing=f"{changed - len(files):,}", changed=f"{changed:,}"))
     lines = int(pr.get("additions") or 0) + int(pr.get("deletions") or 0)
     files = fill_missing_patches(gh, settings, repo, number, files, lines, notes)
 
@@ -140,7 +140,7 @@ def _read_remaining_pages(
             page = more.get(fld) or {"nodes": [], "pageInfo": {"hasNextPage": False, "endCursor": None}}
             pr[fld]["nodes"] += page["nodes"]
             pr[fld]["pageInfo"] = page["pageInfo"]
-    notes.append(f"discussion longer than {MAX_PAGE_ROUNDS} pages; the rest was not read")
+    notes.append(note("discussion_pages", pages=MAX_PAGE_ROUNDS))
 
 
 def _base_files(pr: dict[str, Any]) -> dict[str, str | None]:
@@ -166,7 +166,7 @@ def _links(
     closing = pr.get("closingIssuesReferences") or {}
     linked = [linked_issue_from_node(n, repo, ignore) for n in closing.get("nodes") or [] if n]
     if (closing.get("totalCount") or 0) > len(linked):
-        notes.append(f"{closing['totalCount']} closing issues; the first {len(linked)} were read")
+        notes.append(note("closing_issues", total=closing["totalCount"], read=len(linked)))
 
     def key(item_repo: str, n: int) -> tuple[str, int]:
         return ((item_repo or repo).lower(), n)
@@ -188,8 +188,8 @@ def _links(
     closing_refs = [r for r in refs if r.kind is LinkKind.CLOSING]
     mentions = [r for r in refs if r.kind is LinkKind.MENTIONED]
     if len(closing_refs) > MAX_TEXT_CLOSING_REFS or len(mentions) > MAX_MENTIONS:
-        notes.append(f"{len(closing_refs)} closing and {len(mentions)} other issue references in the text; "
-                     f"the first {MAX_TEXT_CLOSING_REFS} and {MAX_MENTIONS} were looked up")
+        notes.append(note("text_references", closing=len(closing_refs), mentions=len(mentions),
+                          closing_read=MAX_TEXT_CLOSING_REFS, mentions_read=MAX_MENTIONS))
     wanted = closing_refs[:MAX_TEXT_CLOSING_REFS] + mentions[:MAX_MENTIONS]
     if wanted:
         more_linked, more_related = _lookup_refs(reader, settings, repo, number, wanted, notes)
@@ -222,5 +222,5 @@ def _lookup_refs(
                 kind = LinkKind.MENTIONED
                 related.append(related_from_node(node, repo, kind))
     if missing:
-        notes.append(f"{len(missing)} referenced issue(s) not found or not visible to the token")
+        notes.append(note("references_missing", n=len(missing)))
     return linked, related

@@ -26,6 +26,7 @@ from ..config import Settings
 from ..errors import GitHubError, GitHubNotFound, InputError
 from ..event import PullRequestInfo
 from ..models import FileChange, FileStatus, PullSummary
+from ..notes import note
 from ..render.state import has_marker
 from .diffparse import parse_patch
 from .github_api import GitHub, github_errors
@@ -96,8 +97,7 @@ def fill_missing_patches(
     if not missing:
         return files
     if len(files) > DIFF_MAX_FILES or lines > DIFF_MAX_LINES:
-        notes.append(f"{len(missing)} file(s) too large for GitHub to include a patch; listed with line counts only "
-                     f"(the full diff is refused beyond {DIFF_MAX_FILES} files or {DIFF_MAX_LINES:,} lines)")
+        notes.append(note("patches_too_large", n=len(missing), files=DIFF_MAX_FILES, lines=f"{DIFF_MAX_LINES:,}"))
         return files
     try:
         with github_errors(f"reading the diff of {repo}#{number}", api_url=settings.github_api_url):
@@ -105,8 +105,7 @@ def fill_missing_patches(
                 "GET", f"/repos/{repo}/pulls/{number}", headers={"Accept": "application/vnd.github.diff"}
             )
     except GitHubError as exc:
-        notes.append(f"{len(missing)} file(s) without a patch; the full diff was refused "
-                     f"({exc.status or type(exc).__name__})")
+        notes.append(note("full_diff_refused", n=len(missing), why=exc.status or type(exc).__name__))
         return files
     text = data.get("data") if isinstance(data, dict) else None
     try:
@@ -118,8 +117,8 @@ def fill_missing_patches(
               if f in missing and f.path in parsed else f
               for f in files]
     still = sum(1 for f in filled if f.patch is None and not f.binary and (f.additions or f.deletions))
-    notes.append(f"{len(missing) - still} large patch(es) taken from the full diff"
-                 + (f"; {still} still without a patch" if still else ""))
+    notes.append(note("patches_from_diff_partly", n=len(missing) - still, still=still) if still
+                 else note("patches_from_diff", n=len(missing)))
     return filled
 
 

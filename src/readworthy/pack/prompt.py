@@ -36,6 +36,7 @@ from ..models import (
     PRContext,
     Prompt,
 )
+from ..notes import note
 from ..prompts.messages import build_messages
 from .classify import NAME_ONLY_KINDS, Classifier
 from .corrections import CorrectionsText, limit_for, render_corrections
@@ -345,9 +346,9 @@ def _coverage(
     # left out here because the comment lists those files itself
     notes = [n for n in original.gather_notes if not is_damage_note(n)]
     if len(omitted) > OMITTED_LIST_MAX:
-        notes.append(f"omitted list truncated: {len(omitted) - OMITTED_LIST_MAX} more paths")
+        notes.append(note("omitted_truncated", n=len(omitted) - OMITTED_LIST_MAX))
     if len(incomplete) > INCOMPLETE_LIST_MAX:
-        notes.append(f"{len(incomplete) - INCOMPLETE_LIST_MAX} more files with an incomplete patch")
+        notes.append(note("more_incomplete", n=len(incomplete) - INCOMPLETE_LIST_MAX))
     return Coverage(
         files_total=max(len(original.files), original.changed_files),
         files_full=len(full),

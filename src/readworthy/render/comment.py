@@ -23,6 +23,7 @@ import jinja2
 
 from ..config import LANGUAGES
 from ..models import Report, Verdict
+from ..notes import localize
 from . import safe_markdown as sm
 from .state import encode_state
 
@@ -199,7 +200,7 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
             "linked_issues": cov.linked_issues,
             "review_comments": cov.review_comments,
         },
-        "notes": [prose(n, "finding") for n in cov.notes[:5]] if detail.notes else [],
+        "notes": [prose(localize(n, lang), "finding") for n in cov.notes[:5]] if detail.notes else [],
         "model": sm.inline(report.model or "unknown", 80, host),
         "tokens_in": f"{report.usage.prompt_tokens:,}",
         "tokens_out": f"{report.usage.completion_tokens:,}",

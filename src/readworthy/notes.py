@@ -1,0 +1,99 @@
+"""Coverage notes: what a run could not read (a capped file list, unread pages, a refused diff).
+
+Gathering and packing write each note in English with `note(KEY, ...)`: English is what logs, the hidden
+state and tests see. The comment shows it in its own language with `localize(text, language)`, which
+recognises the English text by its template and fills the same values into the translation, so a
+note written once can never say one thing in English and another in Chinese. A text that matches no
+template (written by an older version, say) is shown as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+TEMPLATES: dict[str, dict[str, str]] = {
+    "files_not_listed": {
+        "en": "{missing} of {changed} changed files are not listed; they are not in this reading",
+        "zh-CN": "{changed} 个改动文件中有 {missing} 个未被列出，不在本次阅读范围内",
+    },
+    "files_not_listed_cap": {
+        "en": "{missing} of {changed} changed files are not listed (GitHub's files API caps the list at 3,000); "
+              "they are not in this reading",
+        "zh-CN": "{changed} 个改动文件中有 {missing} 个未被列出（GitHub 的文件列表 API 最多返回 3,000 个），"
+                 "不在本次阅读范围内",
+    },
+    "discussion_pages": {
+        "en": "discussion longer than {pages} pages; the rest was not read",
+        "zh-CN": "讨论超过 {pages} 页，其余部分没有读取",
+    },
+    "closing_issues": {
+        "en": "{total} closing issues; the first {read} were read",
+        "zh-CN": "共有 {total} 个将被关闭的 issue，只读取了前 {read} 个",
+    },
+    "text_references": {
+        "en": "{closing} closing and {mentions} other issue references in the text; "
+              "the first {closing_read} and {mentions_read} were looked up",
+        "zh-CN": "正文中有 {closing} 个关闭引用和 {mentions} 个其他 issue 引用，只查询了前 {closing_read} 个和前 "
+                 "{mentions_read} 个",
+    },
+    "references_missing": {
+        "en": "{n} referenced issue(s) not found or not visible to the token",
+        "zh-CN": "{n} 个被引用的 issue 不存在，或令牌无权查看",
+    },
+    "long_thread": {
+        "en": "a review thread on {path} has {total} comments; the first {read} were read",
+        "zh-CN": "{path} 上的一个评审讨论串有 {total} 条评论，只读取了前 {read} 条",
+    },
+    "patches_too_large": {
+        "en": "{n} file(s) too large for GitHub to include a patch; listed with line counts only "
+              "(the full diff is refused beyond {files} files or {lines} lines)",
+        "zh-CN": "{n} 个文件太大，GitHub 不提供其补丁，只列出行数"
+                 "（超过 {files} 个文件或 {lines} 行时，完整 diff 会被拒绝）",
+    },
+    "full_diff_refused": {
+        "en": "{n} file(s) without a patch; the full diff was refused ({why})",
+        "zh-CN": "{n} 个文件没有补丁；获取完整 diff 的请求被拒绝（{why}）",
+    },
+    "patches_from_diff": {
+        "en": "{n} large patch(es) taken from the full diff",
+        "zh-CN": "{n} 个大文件的补丁取自完整 diff",
+    },
+    "patches_from_diff_partly": {
+        "en": "{n} large patch(es) taken from the full diff; {still} still without a patch",
+        "zh-CN": "{n} 个大文件的补丁取自完整 diff；仍有 {still} 个没有补丁",
+    },
+    "omitted_truncated": {
+        "en": "omitted list truncated: {n} more paths",
+        "zh-CN": "省略列表已截断：另有 {n} 个路径",
+    },
+    "more_incomplete": {
+        "en": "{n} more files with an incomplete patch",
+        "zh-CN": "另有 {n} 个文件的补丁不完整",
+    },
+}
+
+
+def note(key: str, **values: object) -> str:
+    """The English note `key` with `values` (numbers formatted by the caller, e.g. f"{n:,}")."""
+    return TEMPLATES[key]["en"].format(**values)
+
+
+@cache
+def _pattern(key: str) -> re.Pattern[str]:
+    parts = re.split(r"\{(\w+)\}", TEMPLATES[key]["en"])
+    # even positions are literal text, odd ones field names
+    body = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+    return re.compile(f"^{body}$", re.DOTALL)
+
+
+def localize(text: str, language: str) -> str:
+    """`text` in `language` when it is one of the notes above; otherwise unchanged."""
+    if language == "en":
+        return text
+    for key, table in TEMPLATES.items():
+        translated = table.get(language)
+        match = _pattern(key).match(text) if translated else None
+        if match and translated:
+            return translated.format(**match.groupdict())
+    return text
