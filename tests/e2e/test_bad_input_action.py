@@ -95,7 +95,10 @@ def test_more_than_3000_files(github_server: GitHubServer, tmp_path: Path, monke
     ("langauge: zh-CN\n", "langauge"),
     ("budget: lots\n", "budget"),
     ("- just\n- a list\n", "mapping"),
-], ids=["yaml-syntax", "unknown-key", "wrong-type", "not-a-mapping"])
+    # judged only by the packer: found there, they failed every review with no comment
+    ("section_shares: {code: 0.3}\n", "section_shares"),
+    ("file_kinds: {'*.cuh': kernal}\n", "kernal"),
+], ids=["yaml-syntax", "unknown-key", "wrong-type", "not-a-mapping", "unknown-section", "unknown-file-kind"])
 def test_invalid_config_file_on_the_base_branch_is_a_warning_and_defaults(
     text: str, words: str, github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],

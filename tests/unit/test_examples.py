@@ -138,7 +138,7 @@ def _no_models() -> Workflow:
 
 def _models_with_a_key() -> Workflow:
     wf = copy.deepcopy(example("readworthy-pr.yml"))
-    action_steps(jobs(wf)["review"])[0]["with"]["openai-api-key"] = "${{ secrets.OPENAI_API_KEY }}"
+    action_steps(jobs(wf)["review"])[0].setdefault("with", {})["openai-api-key"] = "${{ secrets.OPENAI_API_KEY }}"
     return wf
 
 

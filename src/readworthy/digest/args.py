@@ -30,7 +30,8 @@ def add_digest_parser(sub: Any, func: Callable[[argparse.Namespace], int]) -> No
     limits.add_argument("--concurrency", metavar="N", help=f"analyses at a time (default {DEFAULT_CONCURRENCY})")
     out = p.add_argument_group("output")
     out.add_argument("--language", choices=LANGUAGES)
-    out.add_argument("--model", help="model name (key from OPENAI_API_KEY; none: heuristic)")
+    out.add_argument("--model", help="model name (key from OPENAI_API_KEY; without one, GitHub Models with "
+                                      "GITHUB_TOKEN or GH_TOKEN)")
     out.add_argument("--budget", type=int, help="prompt token budget per PR")
     out.add_argument("--output", metavar="FILE", help="write the digest here (.json -> JSON) instead of stdout")
     out.add_argument("--format", choices=("markdown", "json"), help="default: from --output's suffix, else markdown")

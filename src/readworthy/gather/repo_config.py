@@ -15,7 +15,9 @@ import yaml
 from pydantic import ValidationError
 
 from ..config import RepoConfig
-from ..errors import GitHubError
+from ..errors import ConfigError, GitHubError
+from ..pack.classify import parse_kind
+from ..pack.prompt import section_shares
 from .github_api import GitHub
 from .rest import read_contents
 
@@ -63,7 +65,7 @@ def parse_repo_config(text: str, source: str = CONFIG_PATH) -> tuple[RepoConfig,
     if not isinstance(raw, dict):
         return RepoConfig(), [f"{source}: must be a mapping of settings, got {type(raw).__name__}; using defaults"]
     try:
-        return RepoConfig.model_validate(raw), []
+        return _check_for_packing(RepoConfig.model_validate(raw), source, [])
     except ValidationError as exc:
         problems, bad_keys = [], set()
         for err in exc.errors():
@@ -73,6 +75,28 @@ def parse_repo_config(text: str, source: str = CONFIG_PATH) -> tuple[RepoConfig,
             problems.append(f"{source}: {'.'.join(loc)}: {err['msg']}{hint}; ignored")
     kept = {k: v for k, v in raw.items() if str(k) not in bad_keys}
     try:
-        return RepoConfig.model_validate(kept), problems
+        return _check_for_packing(RepoConfig.model_validate(kept), source, problems)
     except ValidationError:
         return RepoConfig(), [*problems, f"{source}: using defaults"]
+
+
+def _check_for_packing(config: RepoConfig, source: str, problems: list[str]) -> tuple[RepoConfig, list[str]]:
+    """What only the packer can judge (section names, file kinds) is checked here too: a bad value found
+    while packing would fail every review, so it is reported and dropped like any other bad key."""
+    problems = list(problems)
+    update: dict[str, Any] = {}
+    try:
+        section_shares(config.section_shares)
+    except ConfigError as exc:
+        problems.append(f"{source}: section_shares: {exc}; ignored")
+        update["section_shares"] = {}
+    kinds = {}
+    for pattern, kind in config.file_kinds.items():
+        try:
+            parse_kind(kind)
+            kinds[pattern] = kind
+        except ConfigError as exc:
+            problems.append(f"{source}: file_kinds.{pattern}: {exc}; ignored")
+    if len(kinds) != len(config.file_kinds):
+        update["file_kinds"] = kinds
+    return (config.model_copy(update=update) if update else config), problems
