@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlparse
 
+from .notes import note
+
 if TYPE_CHECKING:
     from .config import Settings
 
@@ -71,8 +73,8 @@ class Endpoint:
         if self.kind == "azure":
             return "Azure OpenAI"
         if self.kind == "openai":
-            return "the OpenAI API"
-        return f"the model endpoint {self.base_url}" if self.base_url else "the model endpoint"
+            return note("openai_api")
+        return note("endpoint_url", url=self.base_url) if self.base_url else note("endpoint_plain")
 
 
 def setting(settings: Settings, name: str) -> str:
@@ -120,22 +122,18 @@ def resolve_endpoint(settings: Settings) -> Endpoint:
             return Endpoint("custom", base, settings.model, "openai-api-key")
         return Endpoint("openai", None, settings.model, "openai-api-key")
     has_token = _secret(settings.github_token)
-    forks = " (secrets are not passed to workflows run from forks)" if settings.run_from == "action" else ""
+    forks = note("forks") if settings.run_from == "action" else ""
+    key_setting, url_setting = setting(settings, "openai-api-key"), setting(settings, "openai-base-url")
     if settings.azure_endpoint:
-        return Endpoint("none", problem=(
-            f"{setting(settings, 'azure-endpoint')} is set but {setting(settings, 'openai-api-key')} (the Azure "
-            f"key) is empty{forks}: set the key to use Azure OpenAI"))
+        return Endpoint("none", problem=note("azure_no_key", azure_setting=setting(settings, "azure-endpoint"),
+                                             key_setting=key_setting, forks=forks))
     if base and not is_github_models_url(base, settings):
-        return Endpoint("none", base_url=base, problem=(
-            f"{setting(settings, 'openai-base-url')} is set but {setting(settings, 'openai-api-key')} is empty"
-            f"{forks}, and the GitHub token is only ever sent to GitHub Models: set "
-            f"{setting(settings, 'openai-api-key')} (any non-empty value for a server that needs none), or leave "
-            f"{setting(settings, 'openai-base-url')} empty to use GitHub Models"))
+        return Endpoint("none", base_url=base, problem=note("base_url_no_key", url_setting=url_setting,
+                                                            key_setting=key_setting, forks=forks))
     if (base or settings.github_models) and has_token:
         return Endpoint("github-models", base or settings.github_models_url, github_models_model(settings),
                         "github-token")
     if base:  # GitHub Models' URL named explicitly, and no token to send it
-        return Endpoint("none", base_url=base, problem=(
-            f"{setting(settings, 'openai-base-url')} names GitHub Models but there is no GitHub token to call it "
-            f"with: set {setting(settings, 'github-token')}"))
+        return Endpoint("none", base_url=base, problem=note("models_no_token", url_setting=url_setting,
+                                                            token_setting=setting(settings, "github-token")))
     return Endpoint("none")

@@ -1,10 +1,12 @@
-"""Coverage notes: what a run could not read (a capped file list, unread pages, a refused diff).
+"""Texts a run writes for its reader, in English and in the comment's language: coverage notes (what a
+run could not read: a capped file list, unread pages, a refused diff) and, from reason_texts.py, why the
+model was not used or failed.
 
-Gathering and packing write each note in English with `note(KEY, ...)`: English is what logs, the hidden
-state and tests see. The comment shows it in its own language with `localize(text, language)`, which
-recognises the English text by its template and fills the same values into the translation, so a
-note written once can never say one thing in English and another in Chinese. A text that matches no
-template (written by an older version, say) is shown as it is.
+They are written in English with `note(KEY, ...)`: English is what logs, the hidden state and tests see.
+The comment shows each in its own language with `localize(text, language)`, which recognises the English
+text by its template and fills the same values into the translation (phrases inside it too), so a text
+written once can never say one thing in English and another in Chinese. A text that matches no template
+(written by an older version, say) is shown as it is.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import re
 from functools import cache
 
-TEMPLATES: dict[str, dict[str, str]] = {
+from .reason_texts import PHRASE_FIELDS, REASONS
+
+COVERAGE_NOTES: dict[str, dict[str, str]] = {
     "files_not_listed": {
         "en": "{missing} of {changed} changed files are not listed; they are not in this reading",
         "zh-CN": "{changed} 个改动文件中有 {missing} 个未被列出，不在本次阅读范围内",
@@ -74,6 +78,12 @@ TEMPLATES: dict[str, dict[str, str]] = {
 }
 
 
+TEMPLATES: dict[str, dict[str, str]] = {
+    **COVERAGE_NOTES,
+    **{key: {"en": en, "zh-CN": zh} for key, (en, zh) in REASONS.items()},
+}
+
+
 def note(key: str, **values: object) -> str:
     """The English note `key` with `values` (numbers formatted by the caller, e.g. f"{n:,}")."""
     return TEMPLATES[key]["en"].format(**values)
@@ -82,18 +92,31 @@ def note(key: str, **values: object) -> str:
 @cache
 def _pattern(key: str) -> re.Pattern[str]:
     parts = re.split(r"\{(\w+)\}", TEMPLATES[key]["en"])
-    # even positions are literal text, odd ones field names
-    body = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
-    return re.compile(f"^{body}$", re.DOTALL)
+    body, seen = [], set()
+    for i, part in enumerate(parts):  # even positions are literal text, odd ones field names
+        if i % 2 == 0:
+            body.append(re.escape(part))
+        else:
+            body.append(f"(?P={part})" if part in seen else f"(?P<{part}>.*?)")
+            seen.add(part)
+    return re.compile(f"^{''.join(body)}$", re.DOTALL)
+
+
+@cache
+def _most_specific_first() -> tuple[str, ...]:
+    """Templates with more fixed words first: "{label} at {url}" must not swallow a whole reason."""
+    return tuple(sorted(TEMPLATES, key=lambda k: -len(re.sub(r"\{\w+\}", "", TEMPLATES[k]["en"]))))
 
 
 def localize(text: str, language: str) -> str:
-    """`text` in `language` when it is one of the notes above; otherwise unchanged."""
-    if language == "en":
+    """`text` in `language` when it is one of the texts above; otherwise unchanged."""
+    if language == "en" or not text:
         return text
-    for key, table in TEMPLATES.items():
-        translated = table.get(language)
+    for key in _most_specific_first():
+        translated = TEMPLATES[key].get(language)
         match = _pattern(key).match(text) if translated else None
         if match and translated:
-            return translated.format(**match.groupdict())
+            values = {name: localize(value, language) if name in PHRASE_FIELDS else value
+                      for name, value in match.groupdict().items()}
+            return translated.format(**values)
     return text

@@ -17,17 +17,18 @@ from .analyze.client import model_name
 from .config import Settings
 from .event import PullRequestInfo
 from .models import PRContext, Report
+from .notes import note
 from .prompts.messages import PROMPT_VERSION
 
 MEMBERS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 CONTRIBUTORS = MEMBERS | {"CONTRIBUTOR"}
 DAY = timedelta(hours=24)
-_ASSOCIATION_WORDS = {
-    "FIRST_TIME_CONTRIBUTOR": "a first-time contributor",
-    "FIRST_TIMER": "new to GitHub",
-    "NONE": "not a contributor to this repository",
-    "CONTRIBUTOR": "a past contributor without write access",
-    "MANNEQUIN": "an imported (mannequin) account",
+_ASSOCIATION_WORDS = {  # reason_texts.py keys
+    "FIRST_TIME_CONTRIBUTOR": "first_time_contributor",
+    "FIRST_TIMER": "first_timer",
+    "NONE": "not_a_contributor",
+    "CONTRIBUTOR": "past_contributor",
+    "MANNEQUIN": "mannequin",
 }
 
 
@@ -99,16 +100,12 @@ def model_withheld(ctx: PRContext, settings: Settings, explicit: bool, recent: l
         allowed = MEMBERS if settings.model_for == "members" else CONTRIBUTORS
         association = ctx.author_association.upper()
         if association and association not in allowed:
-            who = "members and collaborators" if settings.model_for == "members" else \
-                "members, collaborators and past contributors"
-            author = ctx.author or "the author"
-            return (f"model analyses are for {who} (`model-for: {settings.model_for}`), and {author} is "
-                    f"{_ASSOCIATION_WORDS.get(association, association.lower())}; a maintainer can ask for one "
-                    "with `/readworthy refresh` or the trigger label")
+            words = _ASSOCIATION_WORDS.get(association)
+            return note("model_for", who=note("who_members" if settings.model_for == "members" else "who_contributors"),
+                        mode=settings.model_for, author=ctx.author or note("the_author"),
+                        association=note(words) if words else association.lower())
     cap = settings.max_analyses_per_day
     if cap and len(recent) >= cap:
         next_at = recent[0] + DAY
-        return (f"this pull request already had {len(recent)} model analyses in the last 24 hours "
-                f"(`max-analyses-per-day: {cap}`); the next push after {next_at:%Y-%m-%d %H:%M} UTC gets one, "
-                "or a maintainer can ask with `/readworthy refresh`")
+        return note("daily_cap", n=len(recent), cap=cap, when=f"{next_at:%Y-%m-%d %H:%M}")
     return ""

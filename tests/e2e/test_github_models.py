@@ -126,6 +126,20 @@ def test_the_model_input_picks_the_github_models_model(
     assert github_models_on.chat_requests[0].json["model"] == "openai/gpt-4.1"  # GitHub Models' publisher prefix
 
 
+def test_a_chinese_comment_gives_the_reason_in_chinese(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = small_pr(github_server)
+    github_models_on.add_error(403, "The `models` permission is required to access this endpoint", times=4)
+    assert review(github_server, pr, tmp_path, monkeypatch, capsys, language="zh-CN").code == 0
+    [comment] = own_comments(github_server, pr.number)
+    assert ("启发式兜底 — 无法使用模型：** GitHub Models 拒绝了工作流令牌（403）：请在工作流（或 job）中加上 "
+            "`permissions: models: read`，或设置 `openai-api-key` 改用其他端点") in comment.body
+    state = decode_state(comment.body)  # the state keeps the English text: logs and tests read it
+    assert state is not None and state.fallback_reason.startswith("GitHub Models refused the workflow token (403)")
+
+
 def test_403_without_models_permission_falls_back_at_once_and_names_the_permission(
     github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

@@ -53,3 +53,26 @@ def test_the_packers_own_note_reaches_the_chinese_comment_translated() -> None:
     coverage = pack_prompt(PRContext(title="t", files=files), Settings(budget=4_000)).coverage
     (truncated,) = [n for n in coverage.notes if n.startswith("omitted list truncated")]
     assert re.fullmatch(r"省略列表已截断：另有 \d+ 个路径", localize(truncated, "zh-CN"))
+
+
+@pytest.mark.parametrize(("english", "chinese"), [
+    ("timed out: no usable answer from the model endpoint http://127.0.0.1:9/v1 within the model-timeout bound "
+     "of 2 s (3 attempts; last: HTTP 503). Raise `model-timeout` if the endpoint is just slow",
+     "超时：模型端点 http://127.0.0.1:9/v1 在 model-timeout 上限 2 秒内没有给出可用的回答（3 次尝试；最后一次：HTTP 503）。"
+     "如果端点只是较慢，请调大 `model-timeout`"),
+    ("could not connect to GitHub Models at https://models.github.ai/inference (1 attempt: [Errno 111] refused): "
+     "check that the runner can reach it, or set `openai-api-key` to use another endpoint",
+     "无法连接到 GitHub Models（https://models.github.ai/inference）（1 次尝试：[Errno 111] refused）：请检查 runner "
+     "能否访问它，或设置 `openai-api-key` 改用其他端点"),
+    ("model analyses are for members and collaborators (`model-for: members`), and mallory is a first-time "
+     "contributor; a maintainer can ask for one with `/readworthy refresh` or the trigger label",
+     "模型分析只面向成员和协作者（`model-for: members`），而 mallory 是首次贡献者；维护者可以用 `/readworthy refresh` "
+     "或触发标签请求一次"),
+])
+def test_reasons_with_phrases_inside_are_translated_whole(english: str, chinese: str) -> None:
+    assert localize(english, "zh-CN") == chinese
+
+
+def test_a_server_error_text_inside_a_reason_is_left_as_the_server_wrote_it() -> None:
+    english = note("rate_limited", tries=note("attempts", n=4), text="1 attempts left at the proxy")
+    assert localize(english, "zh-CN") == "被限流（429，4 次尝试后）：1 attempts left at the proxy。请稍后重新运行"

@@ -14,6 +14,7 @@ import openai
 
 from ..config import Settings
 from ..endpoint import GITHUB_MODELS_DEFAULT_MODEL, setting
+from ..notes import note
 from .attempts import MAX_RATE_WAIT_S, SILENT_LIMIT, GaveUp
 from .client import model_name
 
@@ -55,44 +56,43 @@ def duration(seconds: float | None) -> str:
 
 
 def _other_endpoint(settings: Settings) -> str:
-    return f"set {setting(settings, 'openai-api-key')} to use another endpoint"
+    return note("other_endpoint", setting=setting(settings, "openai-api-key"))
+
+
+def _attempts(n: int) -> str:
+    return note("one_attempt") if n == 1 else note("attempts", n=n)
 
 
 def explain_gave_up(failure: GaveUp, settings: Settings) -> str:
     """The retries or the time ran out, or a rate limit asked for a wait we must not take."""
     endpoint = settings.endpoint
     exc = failure.error
-    tries = f"{failure.attempts} attempt{'s' if failure.attempts != 1 else ''}"
+    tries = _attempts(failure.attempts)
+    timeout = {"timeout": f"{settings.model_timeout:g}", "timeout_setting": setting(settings, "model-timeout")}
     if failure.why == "day-quota":
-        kind = _header(exc, "x-ratelimit-type") or "met earlier in this run"
-        return (f"rate limited (429, {kind}): the daily request quota for {model_name(settings)} at "
-                f"{endpoint.label} is used up and resets in {duration(failure.wait)}. Wait for the quota to reset, "
-                f"choose another {setting(settings, 'model')}, or {_other_endpoint(settings)}")
+        return note("day_quota", kind=_header(exc, "x-ratelimit-type") or note("met_earlier"),
+                    model=model_name(settings), label=endpoint.label, wait=duration(failure.wait),
+                    model_setting=setting(settings, "model"), other=_other_endpoint(settings))
     if failure.why == "long-wait":
-        return (f"rate limited (429): {endpoint.label} asks for a wait of {duration(failure.wait)}, longer than a "
-                f"run waits (at most {MAX_RATE_WAIT_S:.0f} s, within {setting(settings, 'model-timeout')} of "
-                f"{settings.model_timeout:g} s). Re-run later, or {_other_endpoint(settings)}")
+        return note("long_wait", label=endpoint.label, wait=duration(failure.wait), max=f"{MAX_RATE_WAIT_S:.0f}",
+                    other=_other_endpoint(settings), **timeout)
     if failure.why == "silent":
-        return (f"not asked: {endpoint.label} gave no answer to {SILENT_LIMIT} requests in a row earlier in this run "
-                f"(each waited up to the {setting(settings, 'model-timeout')} bound of {settings.model_timeout:g} s "
-                f"or failed to connect), so it is not asked again for {duration(failure.wait)}. Check that the "
-                f"endpoint is up, or raise {setting(settings, 'model-timeout')} if it is just slow")
+        return note("silent", label=endpoint.label, n=SILENT_LIMIT, wait=duration(failure.wait), **timeout)
     if failure.why == "deadline" or isinstance(exc, openai.APITimeoutError):
-        last = f"; last: {_short(exc)}" if exc is not None and not isinstance(exc, openai.APITimeoutError) else ""
-        return (f"timed out: no usable answer from {endpoint.label} within the model-timeout bound of "
-                f"{settings.model_timeout:g} s ({tries}{last}). Raise {setting(settings, 'model-timeout')} if "
-                "the endpoint is just slow")
+        if exc is not None and not isinstance(exc, openai.APITimeoutError):
+            tries = note("attempts_last", tries=tries, what=_short(exc))
+        return note("timed_out", label=endpoint.label, tries=tries, **timeout)
     if isinstance(exc, openai.APIConnectionError):
-        where = f" at {endpoint.base_url}" if endpoint.base_url else ""
-        fix = (f"check that the runner can reach it, or {_other_endpoint(settings)}" if endpoint.kind == "github-models"
-               else f"check {setting(settings, 'openai-base-url')} and that the runner can reach it")
-        return (f"could not connect to {endpoint.label}{where} ({tries}: "
-                f"{clip(str(exc.__cause__ or exc), 100)}): {fix}")
+        target = note("endpoint_at", label=endpoint.label, url=endpoint.base_url) if endpoint.base_url \
+            else endpoint.label
+        fix = (note("fix_reach", other=_other_endpoint(settings)) if endpoint.kind == "github-models"
+               else note("fix_url", setting=setting(settings, "openai-base-url")))
+        return note("no_connection", target=target, tries=tries, error=clip(str(exc.__cause__ or exc), 100), fix=fix)
     if isinstance(exc, openai.RateLimitError):
-        return f"rate limited (429) after {tries}: {clip(error_text(exc), 120)}. Re-run later"
+        return note("rate_limited", tries=tries, text=clip(error_text(exc), 120))
     if isinstance(exc, openai.APIStatusError):
-        return f"server error {exc.status_code} after {tries}: {clip(error_text(exc), 120)}"
-    return f"model call failed after {tries}: {clip(str(exc), 160)}"
+        return note("server_error", status=exc.status_code, tries=tries, text=clip(error_text(exc), 120))
+    return note("failed_after", tries=tries, text=clip(str(exc), 160))
 
 
 def explain_status(exc: openai.APIStatusError, settings: Settings) -> str:
@@ -102,32 +102,29 @@ def explain_status(exc: openai.APIStatusError, settings: Settings) -> str:
     text = clip(error_text(exc), 160)
     github_token = endpoint.kind == "github-models" and endpoint.key_source == "github-token"
     status = exc.status_code
+    model_setting = setting(settings, "model")
     if status == 401:
         if github_token:
-            return f"GitHub Models did not accept the GitHub token (401): check {setting(settings, 'github-token')}"
-        return f"the endpoint refused the API key (401): check {setting(settings, 'openai-api-key')}"
+            return note("token_401", setting=setting(settings, "github-token"))
+        return note("key_401", setting=setting(settings, "openai-api-key"))
     if status == 403:
         if github_token and settings.run_from == "action":
-            return ("GitHub Models refused the workflow token (403): grant it with `permissions: models: read` in "
-                    f"the workflow (or the job), or {_other_endpoint(settings)}")
+            return note("workflow_token_403", other=_other_endpoint(settings))
         if github_token:
-            return ("GitHub Models refused the GitHub token (403): use a token allowed to call GitHub Models "
-                    f"(a fine-grained token with the Models read permission), or {_other_endpoint(settings)}")
-        return (f"the key may not use the model {model!r} (403: {text}): check {setting(settings, 'model')} and "
-                "the key's access")
+            return note("github_token_403", other=_other_endpoint(settings))
+        return note("key_403", model=repr(model), text=text, model_setting=model_setting)
     if status == 413 or error_code(exc) == "tokens_limit_reached":
-        return (f"the request is larger than {endpoint.label} accepts for {model} ({status}: {text}): lower "
-                f"{setting(settings, 'budget')} (now {settings.budget:,} tokens) or choose another "
-                f"{setting(settings, 'model')}")
+        return note("too_large", label=endpoint.label, model=model, status=status, text=text,
+                    budget_setting=setting(settings, "budget"), budget=f"{settings.budget:,}",
+                    model_setting=model_setting)
     if error_code(exc) == "unknown_model" or "unknown model" in text.lower():
         example = GITHUB_MODELS_DEFAULT_MODEL if endpoint.kind == "github-models" else "gpt-4.1-mini"
-        return (f"{endpoint.label} has no model {model!r} ({status}: {text}): set {setting(settings, 'model')} to "
-                f"one it serves, e.g. {example}")
+        return note("unknown_model", label=endpoint.label, model=repr(model), status=status, text=text,
+                    model_setting=model_setting, example=example)
     if status == 404:
-        where = endpoint.base_url or "api.openai.com"
-        return (f"model {model!r} or the endpoint was not found (404 from {where}): check "
-                f"{setting(settings, 'model')} and {setting(settings, 'openai-base-url')}")
-    return f"the endpoint rejected the request ({status}): {clip(error_text(exc), 200)}"
+        return note("not_found_404", model=repr(model), where=endpoint.base_url or "api.openai.com",
+                    model_setting=model_setting, url_setting=setting(settings, "openai-base-url"))
+    return note("rejected", status=status, text=clip(error_text(exc), 200))
 
 
 def _header(exc: openai.APIError | None, name: str) -> str:

@@ -37,6 +37,7 @@ import openai
 from ..config import Settings
 from ..endpoint import setting
 from ..models import CorrectionMatch, Digest, Message, PRContext, Prompt, Report, TasteUse, Usage
+from ..notes import note
 from ..prompts.messages import PROMPT_VERSION
 from ..prompts.schema import AnswerError, parse_digest, response_format
 from .attempts import Deadline, GaveUp, send
@@ -176,10 +177,8 @@ def _ask_within_bound(client: openai.OpenAI, messages: list[Message], settings: 
     worker.start()
     worker.join(settings.model_timeout + HARD_STOP_GRACE_S)
     if worker.is_alive():
-        raise ModelFailure(f"timed out: no complete answer from {settings.endpoint.label} within the "
-                           f"model-timeout bound of {settings.model_timeout:g} s (the endpoint kept the "
-                           "connection open without finishing its answer). Raise "
-                           f"{setting(settings, 'model-timeout')} if the endpoint is just slow")
+        raise ModelFailure(note("hard_stop", label=settings.endpoint.label, timeout=f"{settings.model_timeout:g}",
+                                timeout_setting=setting(settings, "model-timeout")))
     if "error" in box:
         raise box["error"]
     digest: Digest = box["digest"]
@@ -209,10 +208,9 @@ def _ask(client: openai.OpenAI, messages: list[Message], settings: Settings, mod
         except GaveUp as exc:
             raise ModelFailure(explain_gave_up(exc, settings)) from None
         except openai.APIError as exc:
-            raise ModelFailure(f"model call failed: {clip(str(exc), 160)}") from None
+            raise ModelFailure(note("call_failed", text=clip(str(exc), 160))) from None
         except ValueError as exc:  # the SDK could not decode the body: a proxy page or a cut-off answer
-            raise ModelFailure(f"the endpoint's answer is not JSON ({clip(str(exc), 80)}): a proxy or login "
-                               "page in front of it? Check the base URL") from None
+            raise ModelFailure(note("not_json", text=clip(str(exc), 80))) from None
         _add_usage(spent, response)
         text, problem = _answer_text(response)
         if problem is None:
@@ -221,27 +219,27 @@ def _ask(client: openai.OpenAI, messages: list[Message], settings: Settings, mod
             except AnswerError as err:
                 problem = str(err)
         if repaired:
-            raise ModelFailure(f"unusable answer after one repair ({problem})")
+            raise ModelFailure(note("unusable", problem=problem))
         repaired = True
         log.info("model answer unusable (%s); asking once for a corrected answer", problem)
         repair = _repair_turn(text, problem)
-    raise ModelFailure(f"gave up after {MAX_CALLS} requests that the endpoint refused in turn")
+    raise ModelFailure(note("refused_in_turn", n=MAX_CALLS))
 
 
 def _answer_text(response: Any) -> tuple[str, str | None]:
     """The answer's text, and why it cannot be used as is (None when it may be parsed)."""
     choices = getattr(response, "choices", None)
     if not choices or not isinstance(choices, list):
-        raise ModelFailure("the endpoint returned no choices")
+        raise ModelFailure(note("no_choices"))
     choice = choices[0]
     message = getattr(choice, "message", None)
     if message is None:  # the SDK does not validate shapes: an OpenAI-like server may send anything
-        raise ModelFailure("the endpoint's answer has no message: it is not an OpenAI chat completion")
+        raise ModelFailure(note("no_message"))
     refusal = getattr(message, "refusal", None)
     if refusal:
-        raise ModelFailure(f"the model refused: {clip(refusal, 160)}")
+        raise ModelFailure(note("model_refused", text=clip(refusal, 160)))
     if choice.finish_reason == "content_filter":
-        raise ModelFailure("the provider's content filter stopped the answer")
+        raise ModelFailure(note("content_filter"))
     text = message.content or ""
     if choice.finish_reason == "length":
         return text, "the answer was cut off at the output token limit before the JSON was complete"
