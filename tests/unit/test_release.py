@@ -308,3 +308,16 @@ def test_the_package_says_the_same_version_as_pyproject() -> None:
     import readworthy
 
     assert readworthy.__version__ == pyproject_version()
+
+
+# --------------------------------------------------------------------------- supply chain
+
+
+@pytest.mark.parametrize("workflow", sorted((ROOT / ".github" / "workflows").glob("*.yml")), ids=lambda p: p.name)
+def test_our_workflows_run_actions_pinned_by_commit(workflow: Path) -> None:
+    """The release job can push images and tags: a moved tag in someone else's action must not run there."""
+    data = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+    used = [str(s["uses"]) for job in data["jobs"].values() for s in steps(job) if "uses" in s]
+    assert used, workflow.name
+    loose = [u for u in used if not u.startswith("./") and not re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u)]
+    assert not loose, f"{workflow.name}: pin these by commit SHA (with the version in a comment): {loose}"
