@@ -270,14 +270,21 @@ def test_a_stuck_endpoint_ends_in_the_fallback_within_the_bound(
     github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
+    # A like PR against an endpoint that answers at once: what a run itself costs here (the first run in a
+    # worker also imports the openai SDK), so the bound is checked apart from the machine's load.
+    openai_server.add_json(GOOD_DIGEST)
+    started = time.monotonic()
+    assert review(github_server, small_pr(github_server), tmp_path / "answered", monkeypatch, capsys,
+                  openai_url=openai_server.url).code == 0
+    own_work = time.monotonic() - started
     pr = small_pr(github_server)
     openai_server.add_stall(times=10)  # accepts the connection, never answers
     started = time.monotonic()
     result = review(github_server, pr, tmp_path, monkeypatch, capsys, openai_url=openai_server.url,
                     **{"model-timeout": "2"})
     elapsed = time.monotonic() - started
-    assert elapsed < 2 + 3.0, f"{elapsed:.1f}s"  # the bound, then the run's own work
-    assert result.code == 0 and len(openai_server.chat_requests) == 1
+    assert elapsed < own_work + 2 + 1.0, f"{elapsed:.1f}s, {own_work:.1f}s without the stall"  # the bound, no more
+    assert result.code == 0 and len(openai_server.chat_requests) == 2  # the answered PR's, then this one
     state = decode_state(own_comments(github_server, pr.number)[0].body)
     assert state is not None and state.analyzer == "heuristic"
     assert state.fallback_reason.startswith(f"timed out: no usable answer from the model endpoint {openai_server.url} "
