@@ -67,6 +67,15 @@ COVERAGE_NOTES: dict[str, dict[str, str]] = {
         "en": "{n} large patch(es) taken from the full diff; {still} still without a patch",
         "zh-CN": "{n} 个大文件的补丁取自完整 diff；仍有 {still} 个没有补丁",
     },
+    # the files are flagged `patch_incomplete` too, and the comment lists them (DAMAGE_NOTES)
+    "patch_damaged": {
+        "en": "patch of {path} is incomplete: {problems}",
+        "zh-CN": "{path} 的补丁不完整：{problems}",
+    },
+    "more_damaged": {
+        "en": "{n} more files with a damaged patch",
+        "zh-CN": "另有 {n} 个文件的补丁已损坏",
+    },
     "omitted_truncated": {
         "en": "omitted list truncated: {n} more paths",
         "zh-CN": "省略列表已截断：另有 {n} 个路径",
@@ -100,6 +109,14 @@ def _pattern(key: str) -> re.Pattern[str]:
             body.append(f"(?P={part})" if part in seen else f"(?P<{part}>.*?)")
             seen.add(part)
     return re.compile(f"^{''.join(body)}$", re.DOTALL)
+
+
+DAMAGE_NOTES = ("patch_damaged", "more_damaged")
+
+
+def is_note(text: str, *keys: str) -> bool:
+    """Whether `text` was written from one of the templates `keys`."""
+    return any(_pattern(key).match(text) for key in keys)
 
 
 @cache

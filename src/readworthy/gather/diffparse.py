@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..models import Commit, FileChange, FileStatus
+from ..notes import note
 from .commitparse import MBOX_FROM_RE, looks_like_sha, parse_mbox_commit, parse_show_commit
 from .diffpaths import file_line_path, split_git_header, strip_prefix, unquote_path
 
@@ -52,16 +53,6 @@ def parse_patch_bytes(data: bytes) -> ParsedPatch:
     return parse_patch(data.decode("utf-8", errors="replace"))
 
 
-# Notes on damaged patches begin with this; the files are flagged `patch_incomplete` as well, so a reader
-# that lists those files (the comment does) can leave these notes out (see `is_damage_note`).
-DAMAGE_NOTE_PREFIX = "patch of "
-MORE_DAMAGED_SUFFIX = "more files with a damaged patch"
-
-
-def is_damage_note(note: str) -> bool:
-    return note.startswith(DAMAGE_NOTE_PREFIX) or note.endswith(MORE_DAMAGED_SUFFIX)
-
-
 def parse_patch(text: str) -> ParsedPatch:
     """Parse diff text into files and commits. Raises InputError when there is no diff in it at all."""
     parser = _Parser(_without_crlf_transport(text.split("\n")))
@@ -73,7 +64,7 @@ def parse_patch(text: str) -> ParsedPatch:
         )
     notes = parser.notes[:MAX_NOTES]
     if len(parser.notes) > MAX_NOTES:
-        notes.append(f"{len(parser.notes) - MAX_NOTES} {MORE_DAMAGED_SUFFIX}")
+        notes.append(note("more_damaged", n=len(parser.notes) - MAX_NOTES))
     return ParsedPatch(files=_merge_same_paths(parser.files), commits=parser.commits, notes=notes)
 
 
@@ -236,7 +227,7 @@ class _Parser:
             if built is not None:
                 self.files.append(built)
                 if problems:
-                    self.notes.append(f"{DAMAGE_NOTE_PREFIX}{built.path} is incomplete: " + "; ".join(problems))
+                    self.notes.append(note("patch_damaged", path=built.path, problems="; ".join(problems)))
         self.current = None
 
     def _git_header(self, line: str) -> None:

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..errors import ConfigError
-from ..gather.diffparse import is_damage_note
 from ..models import (
     CorrectionMatch,
     Coverage,
@@ -36,7 +35,7 @@ from ..models import (
     PRContext,
     Prompt,
 )
-from ..notes import note
+from ..notes import DAMAGE_NOTES, is_note, note
 from ..prompts.messages import build_messages
 from .classify import NAME_ONLY_KINDS, Classifier
 from .corrections import CorrectionsText, limit_for, render_corrections
@@ -344,7 +343,7 @@ def _coverage(
     incomplete = [f.path for f in original.files if f.patch_incomplete]
     # what gathering could not read (capped lists, refused diffs, unread pages); damaged patches are
     # left out here because the comment lists those files itself
-    notes = [n for n in original.gather_notes if not is_damage_note(n)]
+    notes = [n for n in original.gather_notes if not is_note(n, *DAMAGE_NOTES)]
     if len(omitted) > OMITTED_LIST_MAX:
         notes.append(note("omitted_truncated", n=len(omitted) - OMITTED_LIST_MAX))
     if len(incomplete) > INCOMPLETE_LIST_MAX:
