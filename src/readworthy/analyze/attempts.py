@@ -12,9 +12,9 @@ connection errors, a connect timeout, and a 429 whose Retry-After is short. Neve
 - an answer marked `x-should-retry: false`.
 A spent day quota is remembered for the rest of the process (per endpoint and model), so the other
 PRs of an `all-open` run or a digest do not ask again. So is a silent endpoint: after SILENT_LIMIT
-requests in a row that got no HTTP answer at all (stuck until the bound, or no connection), the endpoint
-is not asked for SILENT_PAUSE_S, then one request probes it again; an `all-open` run or a digest over a
-stuck endpoint then costs two bounds, not one per PR.
+requests in a row that ended without an HTTP answer (the last attempt stuck until the bound, or no
+connection), the endpoint is not asked for SILENT_PAUSE_S, then one request probes it again; an
+`all-open` run or a digest over a stuck endpoint then costs two bounds, not one per PR.
 Each attempt may use all the time left, but connecting at most CONNECT_TIMEOUT_S, so an unreachable
 host fails in seconds. The openai client itself is built with max_retries=0 (client.py).
 """
@@ -135,7 +135,7 @@ def send(
     if paused > 0:  # earlier PRs of this run waited in vain: do not wait again
         raise GaveUp("silent", None, 0, paused)
     try:
-        response = _attempts(client, kwargs, deadline, retries, on_attempt, quota_key)
+        response = _send_with_retries(client, kwargs, deadline, retries, on_attempt, quota_key)
     except openai.APIStatusError:
         _note_silence(endpoint_key, heard=True)  # any HTTP answer, even an error, shows it is alive
         raise
@@ -162,7 +162,7 @@ def _note_silence(key: str, heard: bool) -> None:
             _silent[key] = (count + 1, time.monotonic())
 
 
-def _attempts(
+def _send_with_retries(
     client: openai.OpenAI,
     kwargs: dict[str, Any],
     deadline: Deadline,
