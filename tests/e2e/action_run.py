@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from servers.github_server import GitHubServer
-from servers.github_state import WORKFLOW_TOKEN, PullRequest
+from servers.github_state import WORKFLOW_TOKEN, PRFile, PullRequest
 
 from readworthy.action import run_action
 
@@ -48,6 +48,17 @@ class Run:
     summary: str
     outputs: dict[str, str]
     stdout: str
+
+
+def small_pr(server: GitHubServer) -> PullRequest:
+    """A two-line fix with a title and a body: the PR most model and endpoint tests review."""
+    return server.add_pr(REPO, "Cap torch threads per worker", "Splits OMP threads across the ranks of a host.",
+                         user="alice",
+                         files=[PRFile("vllm/v1/worker/cpu_worker.py", additions=2, deletions=1,
+                                       patch="@@ -40,3 +40,4 @@ class CPUWorker:\n     def init_device(self):\n"
+                                             "-        torch.set_num_threads(os.cpu_count())\n"
+                                             "+        threads = max(1, os.cpu_count() // self.local_world_size)\n"
+                                             "+        torch.set_num_threads(threads)\n")])
 
 
 def pr_payload(pr: PullRequest, action: str, repo: str = REPO, **extra: Any) -> dict[str, Any]:

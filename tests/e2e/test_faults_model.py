@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from action_run import GOOD_DIGEST, KEY, REPO, action_env, own_comments, pr_payload, run
+from action_run import GOOD_DIGEST, KEY, action_env, own_comments, pr_payload, run, small_pr
 from servers.github_server import GitHubServer
-from servers.github_state import PRFile, PullRequest
+from servers.github_state import PullRequest
 from servers.openai_server import OpenAIServer
 
 from readworthy.cli import main as cli_main
@@ -88,16 +88,6 @@ FAULTS: list[tuple[str, Script | None, Script, str]] = [
 RECOVERABLE = [(f[0], f[1]) for f in FAULTS if f[1] is not None]
 
 
-def simple_pr(server: GitHubServer) -> PullRequest:
-    return server.add_pr(REPO, "Cap torch threads per worker", "Splits OMP threads across the ranks of a host.",
-                         user="alice",
-                         files=[PRFile("vllm/v1/worker/cpu_worker.py", additions=2, deletions=1,
-                                       patch="@@ -40,3 +40,4 @@ class CPUWorker:\n     def init_device(self):\n"
-                                             "-        torch.set_num_threads(os.cpu_count())\n"
-                                             "+        threads = max(1, os.cpu_count() // self.local_world_size)\n"
-                                             "+        torch.set_num_threads(threads)\n")])
-
-
 def model_env(github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path, pr: PullRequest,
               **inputs: str) -> dict[str, str]:
     env = action_env(github_server, tmp_path, "pull_request_target", pr_payload(pr, "opened"),
@@ -114,7 +104,7 @@ def test_transient_model_fault_is_retried_and_the_model_answer_published(
     script: Script, github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pr = simple_pr(github_server)
+    pr = small_pr(github_server)
     script(openai_server)
     openai_server.add_json(GOOD_DIGEST)
     started = time.monotonic()
@@ -131,7 +121,7 @@ def test_transient_model_fault_is_retried_and_the_model_answer_published(
 
 def test_retry_after_is_honoured(github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
                                  monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    pr = simple_pr(github_server)
+    pr = small_pr(github_server)
     openai_server.add_error(429, "slow down", headers={"Retry-After": "1"})
     openai_server.add_json(GOOD_DIGEST)
     assert run(monkeypatch, capsys, model_env(github_server, openai_server, tmp_path, pr)).code == 0
@@ -150,7 +140,7 @@ def test_persistent_model_fault_publishes_a_labelled_heuristic_fallback(
     script: Script, words: str, github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture,
 ) -> None:
-    pr = simple_pr(github_server)
+    pr = small_pr(github_server)
     script(openai_server)
     started = time.monotonic()
     result = run(monkeypatch, capsys, model_env(github_server, openai_server, tmp_path, pr))
@@ -177,7 +167,7 @@ def test_model_fault_keeps_the_previous_model_comment(
     script: Script, words: str, github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pr = simple_pr(github_server)
+    pr = small_pr(github_server)
     openai_server.add_json(GOOD_DIGEST)
     assert run(monkeypatch, capsys, model_env(github_server, openai_server, tmp_path / "1", pr)).code == 0
     [before] = own_comments(github_server, pr.number)
@@ -196,7 +186,7 @@ def test_fail_on_error_makes_a_model_outage_fail_the_step(
     script: Script, github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pr = simple_pr(github_server)
+    pr = small_pr(github_server)
     script(openai_server)
     result = run(monkeypatch, capsys, model_env(github_server, openai_server, tmp_path, pr,
                                                 **{"fail-on-error": "true"}))
@@ -249,7 +239,7 @@ def test_an_hour_long_retry_after_does_not_hang_the_run(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A provider asking for an hour is not asked again: one request, the labelled fallback in seconds."""
-    pr = simple_pr(github_server)
+    pr = small_pr(github_server)
     openai_server.add_error(429, "quota exceeded", headers={"Retry-After": "3600"}, times=4)
     started = time.monotonic()
     result = run(monkeypatch, capsys, model_env(github_server, openai_server, tmp_path, pr))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from action_run import GOOD_DIGEST, KEY, REPO, action_env, own_comments, pr_payload, run
+from action_run import GOOD_DIGEST, KEY, REPO, action_env, own_comments, pr_payload, run, small_pr
 from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_TOKEN, PRFile, PullRequest
 from servers.openai_server import OpenAIServer, RecordedRequest
@@ -51,16 +51,6 @@ def big_pr(server: GitHubServer) -> PullRequest:
                             patch=f"@@ -0,0 +1,80 @@\n{''.join(lines)}"))
     return server.add_pr(REPO, "Split the OpenAI server's routes into one module per endpoint",
                          "Moves each route handler into its own module.", user="alice", files=files)
-
-
-def small_pr(server: GitHubServer) -> PullRequest:
-    return server.add_pr(REPO, "Cap torch threads per worker", "Splits OMP threads across the ranks of a host.",
-                         user="alice",
-                         files=[PRFile("vllm/v1/worker/cpu_worker.py", additions=2, deletions=1,
-                                       patch="@@ -40,3 +40,4 @@ class CPUWorker:\n     def init_device(self):\n"
-                                             "-        torch.set_num_threads(os.cpu_count())\n"
-                                             "+        threads = max(1, os.cpu_count() // self.local_world_size)\n"
-                                             "+        torch.set_num_threads(threads)\n")])
 
 
 def review(github_server: GitHubServer, pr: PullRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
