@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from git_repo import new_repo
 
 SAMPLE_PATCH = Path(__file__).resolve().parents[2] / "src" / "readworthy" / "gather" / "sample" / "diff.patch"
 VERDICTS = {"deep-read", "skim", "skip"}
@@ -85,12 +86,7 @@ def test_local_reads_stdin_and_prints_json() -> None:
 
 
 def test_local_git_range(tmp_path: Path) -> None:
-    def git(*a: str) -> None:
-        subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True)
-
-    git("init", "-q", "-b", "main")
-    git("config", "user.email", "t@example.invalid")
-    git("config", "user.name", "T")
+    git = new_repo(tmp_path)
     (tmp_path / "a.py").write_text("x = 1\n")
     git("add", "-A")
     git("commit", "-qm", "base")
@@ -129,12 +125,7 @@ def test_flags_that_would_be_ignored_are_refused(flags: list[str], words: str) -
 
 
 def test_head_still_works_with_base(tmp_path: Path) -> None:
-    def git(*a: str) -> None:
-        subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True)
-
-    git("init", "-q", "-b", "main")
-    git("config", "user.email", "t@example.invalid")
-    git("config", "user.name", "T")
+    git = new_repo(tmp_path)
     (tmp_path / "a.py").write_text("x = 1\n")
     git("add", "-A")
     git("commit", "-qm", "base")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from git_repo import new_repo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -330,12 +330,7 @@ def test_real_vllm_diffs_match_their_metadata(vllm_fixtures: Path) -> None:
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_real_git_output_round_trip(tmp_path: Path) -> None:
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True).stdout
-
-    git("init", "-q")
-    git("config", "user.email", "t@example.com")
-    git("config", "user.name", "Test Person")
+    git = new_repo(tmp_path)
     (tmp_path / "keep.py").write_text("".join(f"line {i}\n" for i in range(30)))
     (tmp_path / "blob.bin").write_bytes(bytes(range(256)))
     (tmp_path / "ünï code.txt").write_text("a\n")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 import threading
 from pathlib import Path
 
 import pytest
+from git_repo import git, new_repo
 
 from readworthy.errors import InputError
 from readworthy.gather.local import LocalSource, context_from_source, read_patch_text
@@ -26,24 +26,18 @@ index 1111111..2222222 100644
 """
 
 
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    _git(tmp_path, "init", "-q", "-b", "main")
-    _git(tmp_path, "config", "user.email", "t@example.invalid")
-    _git(tmp_path, "config", "user.name", "Tester")
+    new_repo(tmp_path)
     (tmp_path / "core.py").write_text("def a():\n    return 1\n")
-    _git(tmp_path, "add", "-A")
-    _git(tmp_path, "commit", "-qm", "base")
-    _git(tmp_path, "checkout", "-qb", "feature")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "base")
+    git(tmp_path, "checkout", "-qb", "feature")
     (tmp_path / "core.py").write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
-    _git(tmp_path, "commit", "-qam", "Add b()")
+    git(tmp_path, "commit", "-qam", "Add b()")
     (tmp_path / "extra.py").write_text("X = 1\n")
-    _git(tmp_path, "add", "-A")
-    _git(tmp_path, "commit", "-qm", "Add extra module")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "Add extra module")
     return tmp_path
 
 
@@ -92,17 +86,17 @@ def test_nothing_to_analyze() -> None:
 
 
 def test_git_range_reads_owners_and_areas_at_the_merge_base(repo: Path) -> None:
-    _git(repo, "checkout", "-q", "main")
+    git(repo, "checkout", "-q", "main")
     (repo / ".github").mkdir()
     (repo / ".github" / "CODEOWNERS").write_text("*.py @org/core\ntests/ @org/qa\n")
     (repo / ".github" / "readworthy.yml").write_text('areas:\n  "*.py": "Core engine"\n')
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "owners")
-    _git(repo, "checkout", "-q", "feature")
-    _git(repo, "rebase", "-q", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "owners")
+    git(repo, "checkout", "-q", "feature")
+    git(repo, "rebase", "-q", "main")
     # the branch rewrites CODEOWNERS for itself: ignored, the merge base decides
     (repo / ".github" / "CODEOWNERS").write_text("* @org/feature-author\n")
-    _git(repo, "commit", "-qam", "Claim everything")
+    git(repo, "commit", "-qam", "Claim everything")
     ctx = context_from_source(LocalSource(base="main", head="feature"), cwd=repo)
     assert ctx.owners == {"@org/core": ["core.py", "extra.py"]}
     assert ctx.areas == {"Core engine": ["core.py", "extra.py"]}
@@ -154,10 +148,8 @@ def test_a_complete_patch_has_no_gather_notes(tmp_path: Path) -> None:
 
 
 def test_git_show_with_crlf_line_endings_keeps_title_and_head_sha(repo: Path, tmp_path: Path) -> None:
-    show = subprocess.run(["git", "show", "--no-color", "feature"], cwd=repo, check=True, capture_output=True,
-                          text=True).stdout
-    sha = subprocess.run(["git", "rev-parse", "feature"], cwd=repo, check=True, capture_output=True,
-                         text=True).stdout.strip()
+    show = git(repo, "show", "--no-color", "feature")
+    sha = git(repo, "rev-parse", "feature").strip()
     patch = tmp_path / "crlf.patch"
     patch.write_bytes(show.replace("\n", "\r\n").encode())
     ctx = context_from_source(LocalSource(patch=str(patch)))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from git_repo import new_repo
 from servers.openai_server import OpenAIServer
 
 from readworthy.analyze.model import analyze
@@ -159,12 +159,7 @@ def test_notes_are_bounded() -> None:
 
 def _real_git_show(tmp_path: Path) -> str:
     """`git show` of a commit changing three files, each in several hunks."""
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True).stdout
-
-    git("init", "-q")
-    git("config", "user.email", "t@example.com")
-    git("config", "user.name", "Test Person")
+    git = new_repo(tmp_path)
     names = ("a.py", "b.py", "c.py")
     for name in names:
         (tmp_path / name).write_text("".join(f"value_{i} = {i}\n" for i in range(120)))
