@@ -9,9 +9,11 @@ a failed call, `readworthy local` offline). Labelled as such in every comment.
     guide.py        design points in the authors' words, where to start
     readers.py      who should read it, who talked, what is still open
     shapes.py       line-level detectors (imports, defaults, guards)
+    triage.py       triage: verdict, confidence and reading value, for spending a model quota
     wording.py      its sentences in en and zh-CN
 """
 
 from .analyzer import heuristic_analysis, heuristic_digest
+from .triage import Triage, triage
 
-__all__ = ["heuristic_analysis", "heuristic_digest"]
+__all__ = ["Triage", "heuristic_analysis", "heuristic_digest", "triage"]

@@ -127,12 +127,29 @@ def heuristic_analysis(ctx: PRContext, coverage: Coverage, language: str,
 # --------------------------------------------------------------------------- verdict
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict, its reason, and what decided it: the shape rule (`shortcut`, a wording key) or the
+    findings' points (`points`, against DEEP_READ_POINTS)."""
+
+    verdict: Verdict
+    reason: str
+    shortcut: str = ""
+    points: float = 0.0
+
+
 def judge(sig: Signals, language: str) -> tuple[Verdict, str]:
     """The verdict and its one-sentence reason."""
+    j = judgement(sig, language)
+    return j.verdict, j.reason
+
+
+def judgement(sig: Signals, language: str) -> Judgement:
+    """The verdict, its reason and what decided it."""
     mechanical = _mechanical(sig, language)
     if mechanical is not None:
         verdict, key, values = mechanical
-        return verdict, phrase(language, key, **values)
+        return Judgement(verdict, phrase(language, key, **values), shortcut=key)
     findings = _score(sig, language)
     score = sum(f.points for f in findings)
     verdict = Verdict.DEEP_READ if score >= DEEP_READ_POINTS else Verdict.SKIM
@@ -147,10 +164,13 @@ def judge(sig: Signals, language: str) -> tuple[Verdict, str]:
         packages = code_names([p + "/" for p in sig.new_packages], 2, language)
         share = round(sig.new_package_share * 100)
         if not sig.shared_edits:
-            return Verdict.SKIM, phrase(language, "new_package_alone", packages=packages, share=share)
+            return Judgement(Verdict.SKIM, phrase(language, "new_package_alone", packages=packages, share=share),
+                             "new_package_alone", score)
         shared = code_names([p.rsplit("/", 1)[-1] for p in sig.shared_edits], 4, language)
-        return Verdict.SKIM, phrase(language, "new_package", packages=packages, share=share, shared=shared)
-    return verdict, phrase(language, "deep" if verdict is Verdict.DEEP_READ else "skim", findings=findings_text)
+        return Judgement(Verdict.SKIM, phrase(language, "new_package", packages=packages, share=share,
+                                              shared=shared), "new_package", score)
+    return Judgement(verdict, phrase(language, "deep" if verdict is Verdict.DEEP_READ else "skim",
+                                     findings=findings_text), points=score)
 
 
 def _guard_matters(sig: Signals) -> bool:
