@@ -1,6 +1,7 @@
 """Bench: the issue-8 robustness matrix, run programmatically, with the figures the closing note needs.
 
     .venv/bin/python bench/robustness.py
+    .venv/bin/python bench/robustness.py --only "github models"   # one stage (names as printed)
 
 Runs `readworthy action` (and, for timeouts and lost writes, `review_one` with a 1 s GitHub timeout)
 against the tests' GitHub and OpenAI servers over real HTTP, using the same fault and hostile-case
@@ -140,7 +141,7 @@ NO_GITHUB_MODELS = {"READWORTHY_GITHUB_MODELS": "false", "READWORTHY_GITHUB_MODE
 
 def run_action_once(gh: GitHubServer, workdir: Path, payload: Any, *, ai: OpenAIServer | None = None,
                     inputs: dict[str, str] | None = None, event: str = "pull_request_target",
-                    env_extra: dict[str, str] | None = None) -> RunResult:
+                    env_extra: dict[str, str] | None = None, loopback: bool = True) -> RunResult:
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "event.json").write_text(json.dumps(payload))
     (workdir / "out").write_text("")
@@ -166,7 +167,8 @@ def run_action_once(gh: GitHubServer, workdir: Path, payload: Any, *, ai: OpenAI
     started = time.monotonic()
     try:
         with _environ(env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            code = run_action(os.environ)
+            # loopback: GitHub Models may be the test server (the tests' runner; the image never allows it)
+            code = run_action(os.environ, loopback_models=loopback)
     finally:
         root.removeHandler(handler)
         root.setLevel(old_level)
@@ -469,6 +471,13 @@ def github_models_matrix(figures: Figures, tmp: Path) -> None:
          "models: read"),
         ("429-day-quota", lambda ai: ai.add_error(429, "UserByModelByDay exceeded", times=4, headers={
             "Retry-After": "30000", "x-ratelimit-type": "UserByModelByDay"}), "daily request quota"),
+        # issue 23: the 403s a workflow with `models: read` still gets, told apart by what they say
+        ("403-models-disabled", lambda ai: ai.add_error(403, "GitHub Models is disabled for this organization.",
+                                                        times=4), "is not enabled for this repository"),
+        ("403-model-not-allowed", lambda ai: ai.add_error(403, "No access to model: openai/gpt-4.1-mini", times=4),
+         "does not allow the model openai/gpt-4.1-mini"),
+        ("403-no-body", lambda ai: ai.add_raw(403, "", content_type="application/json", times=4),
+         "with no message"),
     ]:
         with servers() as (gh, ai):
             pr = simple_pr(gh)
@@ -482,6 +491,9 @@ def github_models_matrix(figures: Figures, tmp: Path) -> None:
                 ok = state is not None and state.analyzer == "model"
             else:
                 ok = state is not None and state.analyzer == "heuristic" and want in comments[0].body
+                # a 403 with `models: read` granted must not be blamed on `models: read` alone
+                ok = ok and (name == "403-no-models-permission" or not name.startswith("403")
+                             or "grant it with `permissions: models: read`" not in comments[0].body)
             ok = ok and bearer and res.code == 0 and res.seconds < 5.0
             reason = state.fallback_reason if state else "no comment"
             figures.model.record(f"github-models {name}", ok, f"{res.seconds:.1f}s, bearer={bearer}, {reason!r}")
@@ -499,6 +511,17 @@ def github_models_matrix(figures: Figures, tmp: Path) -> None:
                              f"{len(ai.requests)} requests")
         figures.endpoint_lines.append(f"custom base URL without a key: {len(ai.requests)} request(s) to it")
         count_duplicates(figures, gh, pr)
+    for name, url in [("http-proxy", "http://proxy.invalid/inference"), ("loopback", None)]:
+        with servers() as (gh, ai):  # issue 23: READWORTHY_GITHUB_MODELS_URL cannot take the token elsewhere
+            pr = simple_pr(gh)
+            ai.add_json(GOOD_DIGEST)
+            res = run_action_once(gh, tmp / f"ghm-url-{name}", pr_payload(pr, "opened"), loopback=False, env_extra={
+                "READWORTHY_GITHUB_MODELS": "true", "READWORTHY_GITHUB_MODELS_URL": url or ai.url})
+            ok = res.code == 1 and not ai.requests and "READWORTHY_GITHUB_MODELS_URL" in res.summary
+            figures.model.record(f"github-models url {name} refused in the action", ok,
+                                 f"exit {res.code}, {len(ai.requests)} requests")
+            figures.endpoint_lines.append(f"GitHub Models URL {name} in the action: exit {res.code}, "
+                                          f"{len(ai.requests)} request(s) sent")
 
 
 # --------------------------------------------------------------------------- hostile input and output
@@ -675,13 +698,17 @@ def main() -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        inputs = input_rows(tmp)  # issue 16: broken patches, link titles, secret look-alikes
         stages: list[tuple[str, Callable[[Figures, Path], None]]] = [
             ("github faults", github_matrix), ("model faults", model_matrix), ("endpoint trouble", endpoint_matrix),
             ("github models", github_models_matrix),
             ("hostile cases", hostile_matrix), ("secrets", secrets_matrix),
         ]
+        # `--only "github models,secrets"`: just those stages (no input rows), e.g. while iterating on one
+        only = {name.strip() for arg in sys.argv[2:3] if sys.argv[1:2] == ["--only"] for name in arg.split(",")}
+        inputs = [] if only else input_rows(tmp)  # issue 16: broken patches, link titles, secret look-alikes
         for label, stage in stages:
+            if only and label not in only:
+                continue
             t = time.monotonic()
             stage(figures, tmp)
             print(f"  ran {label} in {time.monotonic() - t:.1f}s", file=sys.stderr)
@@ -693,7 +720,8 @@ def main() -> int:
     print(f"  hostile cases tried / neutralised : {h.tried} / {h.ok}")
     print(f"  secrets planted / leaked          : {figures.secrets_planted} / {figures.secrets_leaked}")
     print(f"  duplicate comments                : {figures.duplicate_comments} (over {figures.prs_checked} PRs)")
-    print_rows(inputs)
+    if inputs:
+        print_rows(inputs)
     print(f"  wall time                         : {time.monotonic() - started:.1f}s")
     for line in figures.endpoint_lines:
         print(f"  endpoint: {line}")

@@ -102,12 +102,13 @@ class RunResult:
     memory_notices: list[str] = field(default_factory=list)  # taste-memory comments skipped, and why
 
 
-def run_action(environ: Mapping[str, str]) -> int:
-    """Run the action for the current event. Returns the process exit code."""
+def run_action(environ: Mapping[str, str], *, loopback_models: bool = False) -> int:
+    """Run the action for the current event. Returns the process exit code. `loopback_models` is for the
+    test suite's in-process runs only (config.action_settings); the image's entry point never passes it."""
     inputs = read_inputs(environ)
     summary_path = environ.get("GITHUB_STEP_SUMMARY")
     try:
-        settings = action_settings(inputs, environ)
+        settings = action_settings(inputs, environ, loopback_models=loopback_models)
     except ConfigError as exc:
         return _invalid_inputs(exc, summary_path)
     _mask_secrets(settings, environ)

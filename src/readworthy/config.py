@@ -10,6 +10,7 @@ Secrets are `SecretStr` so they never print by accident.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 from collections.abc import Mapping
@@ -26,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from .endpoint import GITHUB_MODELS_BUDGET, GITHUB_MODELS_URL, Endpoint, resolve_endpoint
+from .endpoint import GITHUB_MODELS_BUDGET, GITHUB_MODELS_HOST, GITHUB_MODELS_URL, Endpoint, resolve_endpoint
 from .errors import ConfigError
 
 DEFAULT_MODEL = "gpt-4.1-mini"
@@ -122,7 +123,9 @@ class Settings(BaseModel):
     azure_api_version: str | None = None
     # With no OpenAI key: GitHub Models with the GitHub token (False: the heuristic, no model call).
     github_models: bool = True
-    github_models_url: str = GITHUB_MODELS_URL  # READWORTHY_GITHUB_MODELS_URL (tests, proxies)
+    # READWORTHY_GITHUB_MODELS_URL: another path on models.github.ai (an organisation's endpoint); loopback only
+    # from a terminal or the tests (check_token_destination)
+    github_models_url: str = GITHUB_MODELS_URL
     model_timeout: float = Field(default=DEFAULT_MODEL_TIMEOUT, gt=0, le=3_600)  # the whole model step
     model_max_retries: int = Field(default=3, ge=0, le=10)
     # Default 16,000; with GitHub Models and no budget given, its per-request input limit (see below).
@@ -254,6 +257,37 @@ def model_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
     }
 
 
+def _loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_token_destination(settings: Settings, *, loopback: bool) -> Settings:
+    """The GitHub token is sent as a model key only to GitHub Models over https (any path on
+    models.github.ai, e.g. an organisation's `/orgs/ORG/inference`), and, where `loopback` is allowed, to
+    this machine (a local proxy or the tests' server). Raises ConfigError naming READWORTHY_GITHUB_MODELS_URL
+    otherwise, before anything is sent. Only runs that would send the token are checked."""
+    endpoint = settings.endpoint
+    if endpoint.kind != "github-models" or endpoint.key_source != "github-token":
+        return settings
+    parsed = urlparse(endpoint.base_url or "")
+    host = parsed.hostname or ""
+    if parsed.scheme == "https" and host.lower() == GITHUB_MODELS_HOST:
+        return settings
+    if loopback and parsed.scheme in ("http", "https") and _loopback(host):
+        return settings
+    where = "https://models.github.ai (any path)" + (", or a loopback address" if loopback else "")
+    raise ConfigError(
+        f"READWORTHY_GITHUB_MODELS_URL: the GitHub token is sent as a model key only to GitHub Models at {where}; "
+        f"{(endpoint.base_url or '')[:80]!r} is not: unset READWORTHY_GITHUB_MODELS_URL, or set "
+        f"{'`openai-api-key`' if settings.run_from == 'action' else 'OPENAI_API_KEY'} (and the base URL) "
+        "to use another endpoint with its own key")
+
+
 def terminal_settings(flags: Mapping[str, object], environ: Mapping[str, str] | None = None) -> Settings:
     """Settings for a command run from a terminal: the openai SDK's and GitHub's environment variables
     (OPENAI_API_KEY, OPENAI_BASE_URL, GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL, GITHUB_GRAPHQL_URL), then
@@ -266,7 +300,8 @@ def terminal_settings(flags: Mapping[str, object], environ: Mapping[str, str] | 
         github_graphql_url=env.get("GITHUB_GRAPHQL_URL") or None,
     )
     values.update(flags)
-    return build_settings(values)
+    # From a terminal the token is the user's own, and this machine may run a proxy or a test server.
+    return check_token_destination(build_settings(values), loopback=True)
 
 
 # --------------------------------------------------------------------------- the action's inputs
@@ -313,8 +348,13 @@ def _price_table(raw: str) -> dict[str, tuple[float, float]] | None:
     return table
 
 
-def action_settings(inputs: Mapping[str, str], environ: Mapping[str, str]) -> Settings:
-    """One Settings for the whole action run, from its inputs and the standard environment."""
+def action_settings(inputs: Mapping[str, str], environ: Mapping[str, str], *,
+                    loopback_models: bool = False) -> Settings:
+    """One Settings for the whole action run, from its inputs and the standard environment.
+
+    `loopback_models` lets the workflow token go to a loopback GitHub Models stand-in: only the test
+    suite's in-process runner passes it; `readworthy action` (the image's entry point) never does, and no
+    input or variable sets it, so in a workflow the token goes to https://models.github.ai and nowhere else."""
     values: dict[str, object] = {
         "github_token": inputs.get("github-token") or environ.get("GITHUB_TOKEN"),
         "openai_api_key": inputs.get("openai-api-key") or environ.get("OPENAI_API_KEY"),
@@ -331,4 +371,4 @@ def action_settings(inputs: Mapping[str, str], environ: Mapping[str, str]) -> Se
         values[fld] = _bool(inputs, name)
     if values["github_models"] is None:  # READWORTHY_GITHUB_MODELS, as from a terminal
         values["github_models"] = model_env(environ)["github_models"]
-    return build_settings(values)
+    return check_token_destination(build_settings(values), loopback=loopback_models)

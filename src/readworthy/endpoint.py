@@ -9,8 +9,10 @@
     no key; openai-base-url or azure-endpoint set      none: heuristic, labelled with what to set
     no key and no GitHub token, or github-models off   none: heuristic
 
-The GitHub token goes to GitHub Models' URL (READWORTHY_GITHUB_MODELS_URL overrides it, for tests and
-proxies) and nowhere else: a custom base URL without a key is a labelled fallback, never a token leak.
+The GitHub token goes to GitHub Models' URL (READWORTHY_GITHUB_MODELS_URL overrides it: in the action only
+with another https path on models.github.ai, from a terminal also with a loopback address, as
+config.check_token_destination enforces) and nowhere else: a custom base URL without a key is a labelled
+fallback, never a token leak.
 Pure: no network, no SDK; analyze/client.py turns an Endpoint into an openai client.
 """
 

@@ -9,7 +9,7 @@ fields (a model name, a URL, a server's own error text) are shown as they are.
 from __future__ import annotations
 
 PHRASE_FIELDS = frozenset({"label", "other", "tries", "kind", "target", "fix", "who", "author", "association",
-                           "forks"})
+                           "forks", "said"})
 
 REASONS: dict[str, tuple[str, str]] = {
     # ---- phrases inside the reasons below
@@ -66,15 +66,39 @@ REASONS: dict[str, tuple[str, str]] = {
                   "GitHub Models 不接受该 GitHub 令牌（401）：请检查 {setting}"),
     "key_401": ("the endpoint refused the API key (401): check {setting}",
                 "端点拒绝了该 API 密钥（401）：请检查 {setting}"),
+    # GitHub Models' 403, by what its body said ({said} is refusal_said or refusal_silent)
+    "refusal_said": ("it said “{text}”", "它的说明是“{text}”"),
+    "refusal_silent": ("with no message", "没有附带说明"),
+    "fix_models_permission": ("the workflow (or the job) lacks `permissions: models: read`",
+                              "工作流（或 job）缺少 `permissions: models: read`"),
+    "fix_token_models": ("the token lacks the Models read permission (a fine-grained token needs it)",
+                         "令牌缺少 Models 读权限（细粒度令牌需要它）"),
     "workflow_token_403": (
-        "GitHub Models refused the workflow token (403): grant it with `permissions: models: read` in the "
+        "GitHub Models refused the workflow token (403; {said}): grant it with `permissions: models: read` in the "
         "workflow (or the job), or {other}",
-        "GitHub Models 拒绝了工作流令牌（403）：请在工作流（或 job）中加上 `permissions: models: read`，或{other}"),
+        "GitHub Models 拒绝了工作流令牌（403；{said}）：请在工作流（或 job）中加上 `permissions: models: read`，"
+        "或{other}"),
     "github_token_403": (
-        "GitHub Models refused the GitHub token (403): use a token allowed to call GitHub Models (a fine-grained "
-        "token with the Models read permission), or {other}",
-        "GitHub Models 拒绝了该 GitHub 令牌（403）：请使用有权调用 GitHub Models 的令牌"
+        "GitHub Models refused the GitHub token (403; {said}): use a token allowed to call GitHub Models (a "
+        "fine-grained token with the Models read permission), or {other}",
+        "GitHub Models 拒绝了该 GitHub 令牌（403；{said}）：请使用有权调用 GitHub Models 的令牌"
         "（带 Models 读权限的细粒度令牌），或{other}"),
+    "models_disabled_403": (
+        "GitHub Models is not enabled for this repository's organization or enterprise (403; {said}): an "
+        "organization or enterprise owner can enable it in its Models policy, or {other}",
+        "该仓库所属的组织或企业没有启用 GitHub Models（403；{said}）：组织或企业所有者可以在 Models 策略中启用它，"
+        "或{other}"),
+    "model_not_allowed_403": (
+        "GitHub Models does not allow the model {model} here (403; {said}): set {model_setting} to a model the "
+        "organization allows, ask an owner to allow this one, or {other}",
+        "GitHub Models 在这里不允许使用模型 {model}（403；{said}）：请把 {model_setting} 设为组织允许的模型、"
+        "请所有者允许该模型，或{other}"),
+    "github_models_403": (
+        "GitHub Models refused the request (403; {said}): either {fix}, GitHub Models is not enabled for the "
+        "organization, or the model {model} is not allowed there. Check these, set {model_setting} to an allowed "
+        "model, or {other}",
+        "GitHub Models 拒绝了该请求（403；{said}）：可能是{fix}、组织没有启用 GitHub Models，或组织不允许模型 "
+        "{model}。请逐一检查，把 {model_setting} 设为允许的模型，或{other}"),
     "key_403": ("the key may not use the model {model} (403: {text}): check {model_setting} and the key's access",
                 "该密钥无权使用模型 {model}（403：{text}）：请检查 {model_setting} 以及密钥的权限"),
     "too_large": (

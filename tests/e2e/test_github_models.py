@@ -8,6 +8,7 @@ autouse fixture turns GitHub Models off for every other test; `github_models_on`
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_TOKEN, PRFile, PullRequest
 from servers.openai_server import OpenAIServer, RecordedRequest
 
+from readworthy.action import run_action
 from readworthy.analyze import attempts
 from readworthy.endpoint import (
     GITHUB_MODELS_DEFAULT_MODEL,
@@ -124,10 +126,11 @@ def test_a_chinese_comment_gives_the_reason_in_chinese(
     github_models_on.add_error(403, "The `models` permission is required to access this endpoint", times=4)
     assert review(github_server, pr, tmp_path, monkeypatch, capsys, language="zh-CN").code == 0
     [comment] = own_comments(github_server, pr.number)
-    assert ("启发式兜底 — 无法使用模型：** GitHub Models 拒绝了工作流令牌（403）：请在工作流（或 job）中加上 "
-            "`permissions: models: read`，或设置 `openai-api-key` 改用其他端点") in comment.body
+    assert ("启发式兜底 — 无法使用模型：** GitHub Models 拒绝了工作流令牌（403；它的说明是“The 'models' permission is "
+            "required to access this endpoint”）：请在工作流（或 job）中加上 `permissions: models: read`，或设置 "
+            "`openai-api-key` 改用其他端点") in comment.body
     state = decode_state(comment.body)  # the state keeps the English text: logs and tests read it
-    assert state is not None and state.fallback_reason.startswith("GitHub Models refused the workflow token (403)")
+    assert state is not None and state.fallback_reason.startswith("GitHub Models refused the workflow token (403;")
 
 
 def test_403_without_models_permission_falls_back_at_once_and_names_the_permission(
@@ -144,14 +147,98 @@ def test_403_without_models_permission_falls_back_at_once_and_names_the_permissi
     state = decode_state(comment.body)
     assert state is not None and state.analyzer == "heuristic"
     assert state.fallback_reason == (
-        "GitHub Models refused the workflow token (403): grant it with `permissions: models: read` in the "
-        "workflow (or the job), or set `openai-api-key` to use another endpoint")
+        "GitHub Models refused the workflow token (403; it said “The 'models' permission is required to access "
+        "this endpoint”): grant it with `permissions: models: read` in the workflow (or the job), or set "
+        "`openai-api-key` to use another endpoint")
     for text in (comment.body, result.summary):
         assert FALLBACK_LABEL in text and "permissions: models: read" in text
     # the footer says a call was made and failed, not that none was
     assert f"heuristic fallback — 1 call to {GITHUB_MODELS_DEFAULT_MODEL} failed" in comment.body
     assert "no model was called" not in comment.body
     assert any(line.startswith("::warning::") and "models: read" in line for line in result.stdout.splitlines())
+
+
+def test_the_shipped_action_never_sends_the_workflow_token_to_a_loopback_or_http_url(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 23: READWORTHY_GITHUB_MODELS_URL used to send the workflow token to any URL in the action.
+    run_action as the image calls it (no loopback_models): invalid inputs, exit 1, nothing sent."""
+    pr = small_pr(github_server)
+    github_models_on.add_json(GOOD_DIGEST)
+    env = action_env(github_server, tmp_path, "pull_request_target", pr_payload(pr, "opened"))
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    capsys.readouterr()
+    assert run_action(os.environ) == 1
+    assert github_models_on.requests == [] and own_comments(github_server, pr.number) == []
+    summary = Path(env["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert "Invalid inputs: READWORTHY_GITHUB_MODELS_URL" in summary and WORKFLOW_TOKEN not in summary
+    assert WORKFLOW_TOKEN not in capsys.readouterr().out
+
+
+# What GitHub Models' 403 can say. The first two bodies are GitHub's own words as users report them
+# (actions/ai-inference#95: "No access to model: openai/gpt-4o"; an organisation with GitHub Models off:
+# "403 status code (no body)"); the "disabled" wording is ours, since GitHub documents the case but not its text.
+REFUSALS_403 = {
+    "no-models-permission": (
+        lambda ai: ai.add_error(403, "The `models` permission is required to access this endpoint",
+                                code="unauthorized", times=4),
+        "GitHub Models refused the workflow token (403; it said “The 'models' permission is required to access "
+        "this endpoint”): grant it with `permissions: models: read` in the workflow (or the job), or set "
+        "`openai-api-key` to use another endpoint"),
+    "model-not-allowed": (
+        lambda ai: ai.add_error(403, f"No access to model: {GITHUB_MODELS_DEFAULT_MODEL}", times=4),
+        f"GitHub Models does not allow the model {GITHUB_MODELS_DEFAULT_MODEL} here (403; it said “No access to "
+        f"model: {GITHUB_MODELS_DEFAULT_MODEL}”): set `model` to a model the organization allows, ask an owner to "
+        "allow this one, or set `openai-api-key` to use another endpoint"),
+    "models-disabled": (
+        lambda ai: ai.add_error(403, "GitHub Models is disabled for this organization by an enterprise policy.",
+                                times=4),
+        "GitHub Models is not enabled for this repository's organization or enterprise (403; it said “GitHub "
+        "Models is disabled for this organization by an enterprise policy.”): an organization or enterprise owner "
+        "can enable it in its Models policy, or set `openai-api-key` to use another endpoint"),
+    "no-body": (
+        lambda ai: ai.add_raw(403, "", content_type="application/json", times=4),
+        "GitHub Models refused the request (403; with no message): either the workflow (or the job) lacks "
+        "`permissions: models: read`, GitHub Models is not enabled for the organization, or the model "
+        f"{GITHUB_MODELS_DEFAULT_MODEL} is not allowed there. Check these, set `model` to an allowed model, or set "
+        "`openai-api-key` to use another endpoint"),
+}
+
+
+@pytest.mark.parametrize("case", REFUSALS_403)
+def test_a_403_says_what_github_models_said_and_which_case_it_is(
+    case: str, github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 23: an organisation with GitHub Models off, or a model it does not allow, answers 403 to a
+    workflow that has `models: read`; telling it to add `models: read` sends it the wrong way."""
+    script, reason = REFUSALS_403[case]
+    pr = small_pr(github_server)
+    script(github_models_on)
+    result = review(github_server, pr, tmp_path, monkeypatch, capsys)
+    assert result.code == 0 and len(github_models_on.chat_requests) == 1  # a 403 is not retried
+    [comment] = own_comments(github_server, pr.number)
+    state = decode_state(comment.body)
+    assert state is not None and state.analyzer == "heuristic" and state.fallback_reason == reason
+    assert reason.split(" (403")[0] in result.summary
+
+
+def test_a_403_message_is_cleaned_and_bounded(
+    github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pr = small_pr(github_server)
+    secret = "ghp_" + "a1B2c3D4" * 5
+    github_models_on.add_error(403, f"No access to model: x\n\n<img src=x> token {secret} " + "padding " * 200,
+                               times=4)
+    assert review(github_server, pr, tmp_path, monkeypatch, capsys).code == 0
+    [comment] = own_comments(github_server, pr.number)
+    state = decode_state(comment.body)
+    assert state is not None and secret not in state.fallback_reason and secret not in comment.body
+    assert "[key]" in state.fallback_reason and "\n" not in state.fallback_reason
+    assert len(state.fallback_reason) < 500 and "<img" not in comment.body
 
 
 def test_a_spent_day_quota_falls_back_at_once_and_says_when_it_resets(

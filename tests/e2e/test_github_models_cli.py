@@ -95,8 +95,10 @@ def test_terminal_fallback_reasons_name_variables_and_flags(models: OpenAIServer
     models.add_error(403, "no access to models")
     data = local_json(capsys)
     assert data["fallback_reason"] == (
-        "GitHub Models refused the GitHub token (403): use a token allowed to call GitHub Models (a fine-grained "
-        "token with the Models read permission), or set `OPENAI_API_KEY` to use another endpoint")
+        "GitHub Models refused the request (403; it said “no access to models”): either the token lacks the Models "
+        "read permission (a fine-grained token needs it), GitHub Models is not enabled for the organization, or "
+        "the model openai/gpt-4.1-mini is not allowed there. Check these, set `--model` to an allowed model, or set "
+        "`OPENAI_API_KEY` to use another endpoint")
     models.add_stall()
     started = time.monotonic()
     data = local_json(capsys, "--model-timeout", "1.5")

@@ -108,10 +108,8 @@ def explain_status(exc: openai.APIStatusError, settings: Settings) -> str:
             return note("token_401", setting=setting(settings, "github-token"))
         return note("key_401", setting=setting(settings, "openai-api-key"))
     if status == 403:
-        if github_token and settings.run_from == "action":
-            return note("workflow_token_403", other=_other_endpoint(settings))
-        if github_token:
-            return note("github_token_403", other=_other_endpoint(settings))
+        if endpoint.kind == "github-models":
+            return _github_models_403(exc, settings, github_token)
         return note("key_403", model=repr(model), text=text, model_setting=model_setting)
     if status == 413 or error_code(exc) == "tokens_limit_reached":
         return note("too_large", label=endpoint.label, model=model, status=status, text=text,
@@ -125,6 +123,42 @@ def explain_status(exc: openai.APIStatusError, settings: Settings) -> str:
         return note("not_found_404", model=repr(model), where=endpoint.base_url or "api.openai.com",
                     model_setting=model_setting, url_setting=setting(settings, "openai-base-url"))
     return note("rejected", status=status, text=clip(error_text(exc), 200))
+
+
+# What GitHub Models' 403 bodies say (GITHUB_FACTS.md: a missing `models: read`, GitHub Models not enabled for
+# the organisation or enterprise, a model its owners do not allow). Matched loosely: GitHub words them.
+_NO_PERMISSION = re.compile(r"models\W+permission|permission\W+.{0,30}\bmodels\b|not accessible by integration|"
+                            r"models:\s*read", re.IGNORECASE)
+_DISABLED = re.compile(r"\b(disabled|not enabled|enable github models|turned off)\b", re.IGNORECASE)
+_MODEL_REFUSED = re.compile(r"no access to (the )?model\b|model\b.{0,60}\b(not allowed|not permitted|restricted|"
+                            r"blocked|policy)|not allowed to use", re.IGNORECASE)
+
+
+def said(exc: openai.APIStatusError, limit: int = 160) -> str:
+    """What the refusal said, cleaned (keys masked, one line, no backticks) and bounded; "" when nothing."""
+    body = exc.body
+    text = error_text(exc) if body not in (None, "", b"") else ""
+    return clip(text.replace("`", "'"), limit)
+
+
+def _github_models_403(exc: openai.APIStatusError, settings: Settings, github_token: bool) -> str:
+    """GitHub Models' 403, told apart by its body where it allows: the permission, the organisation's switch,
+    the model's policy, or (no message) all three named."""
+    text = said(exc)
+    quoted = note("refusal_said", text=text) if text else note("refusal_silent")
+    other = _other_endpoint(settings)
+    model, model_setting = model_name(settings), setting(settings, "model")
+    if github_token and _NO_PERMISSION.search(text):
+        key = "workflow_token_403" if settings.run_from == "action" else "github_token_403"
+        return note(key, said=quoted, other=other)
+    if _DISABLED.search(text):
+        return note("models_disabled_403", said=quoted, other=other)
+    if _MODEL_REFUSED.search(text):
+        return note("model_not_allowed_403", model=model, said=quoted, model_setting=model_setting, other=other)
+    if not github_token:  # the OpenAI key names GitHub Models: the key itself may be the problem
+        return note("key_403", model=repr(model), text=text or "no message", model_setting=model_setting)
+    fix = note("fix_models_permission" if settings.run_from == "action" else "fix_token_models")
+    return note("github_models_403", said=quoted, fix=fix, model=model, model_setting=model_setting, other=other)
 
 
 def _header(exc: openai.APIError | None, name: str) -> str:
