@@ -12,7 +12,10 @@ resolved through a `__typename` key. GitHub's rules enforced on top of the spec:
   * a query may touch at most 500,000 nodes (computed statically, like GitHub);
   * missing objects answer `{"type": "NOT_FOUND"}` errors with data null at that path;
   * `databaseId` is null above 2**31-1 (use `fullDatabaseId`);
-  * Bot actors' `login` has no "[bot]" suffix (REST says "github-actions[bot]", GraphQL "github-actions").
+  * Bot actors' `login` has no "[bot]" suffix (REST says "github-actions[bot]", GraphQL "github-actions");
+  * what a query costs to run (github_graphql_limits.py): over 10 s of modelled work it is cut off with a
+    502, and past the objects one query may load it answers partial data with RESOURCE_LIMITS_EXCEEDED;
+  * `node(id:)` / `nodes(ids:)` find review threads (`PRRT_…`) and issue comments (`IC_…`).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from graphql import (
 )
 
 from . import github_rest as rest
+from .github_graphql_limits import TIMEOUT_BODY, GraphQLLimits, Work, charge_connection, charged_diff_hunk
 from .github_state import Discussion, Issue, PullRequest, Repo, State
 
 if TYPE_CHECKING:
@@ -191,6 +195,7 @@ def connection(items: Callable[[], list[Any]], view: Callable[[Any], dict[str, A
         else:
             picked = window[-last:] if last else []
             offset = end - len(picked)
+        charge_connection(info, len(picked))
         nodes = [view(x) for x in picked]
         return {
             "totalCount": len(everything),
@@ -348,29 +353,28 @@ class Views:
         return self.pull(repo, item) if isinstance(item, PullRequest) else self.issue(repo, item)
 
     def _comments(self, repo: Repo, item: Issue) -> Callable[..., dict[str, Any]]:
+        return connection(lambda: list(item.comments), lambda cm: self.issue_comment(repo, item, cm))
+
+    def issue_comment(self, repo: Repo, item: Issue, cm: Any) -> dict[str, Any]:
         kind = "pull" if item.is_pull_request else "issues"
-
-        def view(cm: Any) -> dict[str, Any]:
-            return {
-                "__typename": "IssueComment",
-                "id": f"IC_{cm.id}",
-                "databaseId": cm.id if cm.id <= INT32_MAX else None,
-                "fullDatabaseId": str(cm.id),
-                "body": cm.body,
-                "bodyText": cm.body,
-                "createdAt": cm.created_at,
-                "updatedAt": cm.updated_at,
-                "lastEditedAt": cm.updated_at if cm.updated_at != cm.created_at else None,
-                "url": f"{self.html}/{repo.full_name}/{kind}/{item.number}#issuecomment-{cm.id}",
-                "author": self.actor(cm.user),
-                "editor": self.actor(cm.editor) if cm.editor else None,
-                "authorAssociation": rest.author_association(repo, cm.user),
-                "isMinimized": False,
-                "minimizedReason": None,
-                "viewerDidAuthor": cm.user == self.viewer_login,
-            }
-
-        return connection(lambda: list(item.comments), view)
+        return {
+            "__typename": "IssueComment",
+            "id": f"IC_{cm.id}",
+            "databaseId": cm.id if cm.id <= INT32_MAX else None,
+            "fullDatabaseId": str(cm.id),
+            "body": cm.body,
+            "bodyText": cm.body,
+            "createdAt": cm.created_at,
+            "updatedAt": cm.updated_at,
+            "lastEditedAt": cm.updated_at if cm.updated_at != cm.created_at else None,
+            "url": f"{self.html}/{repo.full_name}/{kind}/{item.number}#issuecomment-{cm.id}",
+            "author": self.actor(cm.user),
+            "editor": self.actor(cm.editor) if cm.editor else None,
+            "authorAssociation": rest.author_association(repo, cm.user),
+            "isMinimized": False,
+            "minimizedReason": None,
+            "viewerDidAuthor": cm.user == self.viewer_login,
+        }
 
     def _item_common(self, repo: Repo, item: Issue, kind: str) -> dict[str, Any]:
         return {
@@ -512,7 +516,7 @@ class Views:
             "bodyText": c.body,
             "createdAt": c.created_at,
             "updatedAt": c.created_at,
-            "diffHunk": th.diff_hunk,
+            "diffHunk": charged_diff_hunk(th.diff_hunk),
             "path": th.path,
             "line": None if th.outdated else th.line,
             "originalLine": th.original_line,
@@ -548,6 +552,25 @@ class Views:
                 "author": self.actor(d.user),
                 "category": {"id": cat.id, "name": cat.name, "slug": cat.slug} if cat else None}
 
+    def node(self, node_id: str, in_list: bool = False) -> Any:
+        """Node.node(id:) for the kinds readworthy asks for by id: review threads and issue comments."""
+        kind, _, raw = node_id.partition("_")
+        found: dict[str, Any] | None = None
+        for repo in self.state.repos.values():
+            for item in repo.items.values():
+                if kind == "PRRT" and isinstance(item, PullRequest):
+                    th = next((t for t in item.threads if str(t.id) == raw), None)
+                    found = self.thread(repo, item, th) | {"__typename": "PullRequestReviewThread"} if th else None
+                elif kind == "IC":
+                    cm = next((c for c in item.comments if str(c.id) == raw), None)
+                    found = self.issue_comment(repo, item, cm) if cm else None
+                if found is not None:
+                    return found
+        missing = NotFound(f"Could not resolve to a node with the global id of '{node_id}'")
+        if in_list:
+            return missing
+        raise missing
+
     # -- roots
     def root(self) -> dict[str, Any]:
         def repository(info: Any, owner: str, name: str, followRenames: bool = True) -> dict[str, Any]:
@@ -569,6 +592,10 @@ class Views:
         return {
             "viewer": self.user(self.viewer_login),
             "repository": repository,
+            "node": lambda info, id: self.node(id),
+            # An unknown id is null in the list with a NOT_FOUND error at its index (graphql-core raises
+            # an Exception found among a list's items at that item).
+            "nodes": lambda info, ids: [self.node(i, in_list=True) for i in ids],
             "search": search,
             "rateLimit": lambda info, dryRun=False: {
                 "cost": 1, "limit": 5000, "remaining": 4999, "used": 1, "nodeCount": 0,
@@ -658,9 +685,25 @@ def execute_graphql(server: GitHubServer, call: rest.Call) -> rest.Reply:
     is_mutation = any(isinstance(d, OperationDefinitionNode) and d.operation.value == "mutation"
                       for d in document.definitions)
     root = views.mutations() if is_mutation else views.root()
+    work = Work(getattr(server, "graphql_limits", None) or GraphQLLimits())
     result = execute(schema, document, root_value=root, variable_values=variables,
-                     operation_name=body.get("operationName"))
+                     operation_name=body.get("operationName"), context_value=work)
+    if work.timed_out:
+        # GitHub's gateway cuts a query off after 10 s: a 502 with an HTML page, no GraphQL at all.
+        return rest.Reply(502, TIMEOUT_BODY, content_type="text/html")
     out: dict[str, Any] = {"data": result.data}
     if result.errors:
-        out["errors"] = [_error_json(e) for e in result.errors]
+        out["errors"] = _dedupe([_error_json(e) for e in result.errors])
     return rest.Reply(200, out)
+
+
+def _dedupe(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One resource-limit error, like GitHub (every field after the limit fails the same way)."""
+    out, seen_limit = [], False
+    for e in errors:
+        if e.get("type") == "RESOURCE_LIMITS_EXCEEDED":
+            if seen_limit:
+                continue
+            seen_limit = True
+        out.append(e)
+    return out

@@ -40,6 +40,7 @@ from typing import Any, Self
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from . import github_rest as rest
+from .github_graphql_limits import GraphQLLimits
 from .github_routes import ROUTES
 from .github_state import (
     DiscussionCategory,
@@ -100,6 +101,7 @@ class GitHubServer:
         self._budget: dict[str, int | None] = {}
         self._budget_limit: dict[str, int | None] = {}
         self._budget_reset = 0
+        self.graphql_limits = GraphQLLimits()  # GitHub's execution limits (timeout, resources): lower to test
 
     # ------------------------------------------------------------------ lifecycle
 
