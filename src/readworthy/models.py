@@ -50,6 +50,7 @@ class PullSummary:
     labels: tuple[str, ...] = ()
     closed_at: datetime | None = None
     updated_at: datetime | None = None
+    locked: bool = False  # the conversation is locked: GitHub refuses our comment there
 
 
 class FileStatus(str, Enum):

@@ -14,7 +14,7 @@ Taste rule: the team's verdict (`/readworthy verdict`) is kept in the hidden sta
 re-runs and pushes, beside each new analysis; the label follows the team's verdict.
 Safety rule: a failure never replaces or empties the existing comment; a refusal to write
 (locked, archived, read-only token) is reported with its fix and the digest goes to the
-job summary instead.
+job summary instead. A PR the event or its info already shows locked is skipped before any work.
 """
 
 from __future__ import annotations
@@ -174,9 +174,16 @@ def _analyze_within_policy(session: ReviewSession, prompt: Prompt, ctx: PRContex
     return report.model_copy(update={"model_runs": [moment.isoformat(timespec="seconds") for moment in runs]})
 
 
+LOCKED = ("the conversation is locked, so GitHub refuses readworthy's comment: nothing was read or analysed "
+          "(no model call). A maintainer can unlock it and re-run the job")
+
+
 def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutcome:
     gh, repo, own_login = session.gh, session.repo, session.own_login
     info = request.pr or read_pull_info(gh, repo, number)
+    if info.locked and not request.dry_run:
+        # Before any work: a gather and a model call would only end in GitHub's 403 (issue 23).
+        return ReviewOutcome(number, "skipped", skipped_reason="locked", message=LOCKED)
     repo_config, problems = load_repo_config(gh, repo, info.base_ref)
     settings = session.settings.with_repo_config(repo_config)
     code, why = skip_reason(info, settings, request.explicit)

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from action_run import GOOD_DIGEST, KEY, REPO, action_env, own_comments, pr_payload, run
+from action_run import GOOD_DIGEST, KEY, REPO, action_env, comment_payload, own_comments, pr_payload, run
 from servers.github_server import GitHubServer
 from servers.github_state import READONLY_TOKEN, PRFile
 from servers.openai_server import OpenAIServer
@@ -40,17 +40,59 @@ def test_fork_pr_with_read_only_token_goes_to_the_summary(
 
 
 @pytest.mark.parametrize("fail_on_error", ["false", "true"])
-def test_locked_pr_does_not_crash(
-    fail_on_error: str, github_server: GitHubServer, tmp_path: Path,
+def test_a_locked_pr_is_skipped_before_any_work(
+    fail_on_error: str, github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """The payload says `locked`: no gather, no model call, a notice and a summary line, exit 0 (issue 23)."""
     pr = simple_pr(github_server, locked=True)
+    openai_server.add_json(GOOD_DIGEST)
     env = action_env(github_server, tmp_path, "pull_request_target", pr_payload(pr, "opened"),
-                     inputs={"fail-on-error": fail_on_error})
+                     openai_url=openai_server.url, inputs={"fail-on-error": fail_on_error})
+    github_server.clear_log()
     result = run(monkeypatch, capsys, env)
-    assert result.code == 0  # a refusal to write is not our failure
-    assert own_comments(github_server, pr.number) == []
-    assert "locked" in result.stdout and "locked" in result.summary
+    assert result.code == 0  # a skip, as docs/exit-codes.md says
+    assert openai_server.chat_requests == []
+    pr_reads = [r.path for r in github_server.requests
+                if "/pulls/" in r.path or "/issues/" in r.path or "ReadworthyPullRequest" in str(r.body)]
+    assert pr_reads == [] and own_comments(github_server, pr.number) == []
+    assert "::notice::" in result.stdout and "conversation is locked" in result.stdout
+    assert "conversation is locked" in result.summary and "(`locked`)" in result.summary
+    assert result.outputs["skipped-reason"] == "locked"
+
+
+def test_a_command_on_a_locked_pr_reads_only_the_pr_info(
+    github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`/readworthy` on a locked PR (a maintainer may still comment there): the PR's info says `locked`."""
+    pr = simple_pr(github_server, locked=True)
+    github_server.repo(REPO).permissions["maria"] = "write"
+    command = github_server.add_comment(REPO, pr.number, "maria", "/readworthy refresh")
+    openai_server.add_json(GOOD_DIGEST)
+    env = action_env(github_server, tmp_path, "issue_comment",
+                     comment_payload(pr.number, "maria", "/readworthy refresh", command.id),
+                     openai_url=openai_server.url)
+    github_server.clear_log()
+    result = run(monkeypatch, capsys, env)
+    assert result.code == 0 and result.outputs["skipped-reason"] == "locked"
+    assert openai_server.chat_requests == [] and own_comments(github_server, pr.number) == []
+    assert github_server.count("GET", rf"/pulls/{pr.number}$") == 1
+    assert github_server.count("GET", rf"/pulls/{pr.number}/files") == 0
+    assert not any("ReadworthyPullRequest" in str(r.body) for r in github_server.requests)
+
+
+def test_a_pr_locked_after_the_event_still_gets_its_analysis_in_the_summary(
+    github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The payload said unlocked, GitHub refuses the comment anyway (locked since): a warning, the digest in
+    the job summary, exit 0."""
+    pr = simple_pr(github_server)
+    payload = pr_payload(pr, "opened")
+    pr.locked = True
+    result = run(monkeypatch, capsys, action_env(github_server, tmp_path, "pull_request_target", payload))
+    assert result.code == 0 and own_comments(github_server, pr.number) == []
+    assert "::warning::" in result.stdout and "locked" in result.summary
     assert "## " in result.summary.split("Not posted", 1)[1]  # the digest follows the warning
 
 

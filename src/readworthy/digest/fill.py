@@ -71,7 +71,8 @@ def _review(ctx: Context, cand: PullSummary, found: Lookup) -> ReviewOutcome:
                            labels=cand.labels)
     # A comment in another language is someone's reading guide: analyse for the digest, leave it be.
     other_language = found.report is not None and found.report.language != ctx.session.settings.language
-    dry_run = not ctx.request.write_comments or other_language or not ctx.session.own_login
+    # A locked PR refuses our comment: analyse it for the digest only.
+    dry_run = not ctx.request.write_comments or other_language or not ctx.session.own_login or cand.locked
     request = Request(explicit=bool(ctx.request.prs), pr=info, dry_run=dry_run)
     return review_one(ctx.session, cand.number, request)
 

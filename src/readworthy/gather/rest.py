@@ -157,6 +157,7 @@ def _summary(pull: PullRequest) -> PullSummary:
         labels=tuple(label.name for label in pull.labels),
         closed_at=_utc(pull.closed_at),
         updated_at=_utc(pull.updated_at),
+        locked=bool(pull.locked),
     )
 
 
