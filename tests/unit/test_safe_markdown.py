@@ -60,6 +60,27 @@ def test_code_names_are_wrapped_and_prose_is_not() -> None:
     assert "`e.g`" not in out and "`1.8`" not in out
 
 
+@pytest.mark.parametrize(("text", "path"), [
+    ("the answer was saved to /tmp/rw-abc/…/52385.json for review", "/tmp/rw-abc/…/52385.json"),
+    ("could not read /tmp/x/52385.json.", "/tmp/x/52385.json"),
+    ("see ./src/readworthy/x.py first", "./src/readworthy/x.py"),
+    ("and ../a/b.c", "../a/b.c"),
+    ("cached in ~/.cache/readworthy/a.json", "~/.cache/readworthy/a.json"),
+    ("the runner in vllm/…/gpu_model_runner.py", "vllm/…/gpu_model_runner.py"),
+    ("读取 /tmp/a/b.json 失败", "/tmp/a/b.json"),
+])
+def test_paths_are_wrapped_whole(text: str, path: str) -> None:
+    """A path from a root, or with `…` for a shortened part, is one code span: never /`tmp/…` (issue 23)."""
+    out = sm.inline(text, 400)
+    assert f"`{path}`" in out
+    assert out.count("`") == 2
+
+
+@pytest.mark.parametrize("text", ["a 1/2 ratio", "and/or", "TP/PP", "w/o tests", "/tmp alone"])
+def test_slashes_in_prose_stay_prose(text: str) -> None:
+    assert "`" not in sm.inline(f"x {text}", 200)
+
+
 def test_cross_repo_references_do_not_notify_other_repos() -> None:
     out = sm.inline("as in other/repo#12 and #34", 200)
     assert "`other/repo#12`" in out and " #34" in out

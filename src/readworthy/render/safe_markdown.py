@@ -8,7 +8,7 @@ data an attacker may have steered. Rendered through this module it cannot:
   - show images or link anywhere but the repository's own host (other URLs become code),
   - start a line with `/` (bot commands) or break out of its one line,
   - grow without bound (every field has a length limit).
-Code-looking names (paths, `snake_case`, `Class.method`, `fn()`) are put in backticks,
+Code-looking names (paths, absolute and relative, `snake_case`, `Class.method`, `fn()`) are put in backticks,
 which also keeps `_` and `*` in them from turning into emphasis.
 """
 
@@ -29,7 +29,10 @@ _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`\[\]()\\]+", re.IGNORECASE)
 _MENTION = re.compile(r"(?<![A-Za-z0-9])@+(?=[A-Za-z0-9])")
 _MENTION_TAIL = re.compile(r"(?<![A-Za-z0-9])@+$")
 _CROSS_REF = re.compile(r"\b[A-Za-z0-9][\w.-]*/[\w.-]+#\d+\b")
-_CANDIDATE = re.compile(r"[A-Za-z_][\w./:-]*(?:\(\))?")
+_CANDIDATE = re.compile(r"[A-Za-z_][\w./:…-]*(?:\(\))?")
+# A path from a root (`/tmp/x/52385.json`, `./src/a.py`, `../a/b`, `~/.cache/x`), which _CANDIDATE alone
+# would start after the slash (rendering "/`tmp/…`"); `…` stands for a shortened part of a path.
+_ROOTED_PATH = re.compile(r"(?<![\w./…~])(?:~|\.{1,2})?/[A-Za-z0-9_.…-]+(?:/[A-Za-z0-9_.…-]+)*/?")
 _IDENTIFIER_DOTTED = re.compile(r"[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+")
 _FILE_EXT = re.compile(
     r"\.(?:py|pyi|pyx|cu|cuh|cpp|cc|c|h|hpp|rs|go|ts|js|java|yaml|yml|toml|json|md|rst|txt|sh|cfg|ini|proto|lock)$"
@@ -104,6 +107,9 @@ def escape_text(text: str) -> str:
 
 
 def _looks_like_code(token: str) -> bool:
+    if token.startswith(("/", "~/", "./", "../")):
+        # From a root: `/a/b`, `/a.py` or any `./`, `../`, `~/` path; a lone `/word` stays prose.
+        return not token.startswith("/") or token.count("/") >= 2 or bool(_FILE_EXT.search(token))
     if "::" in token or token.endswith("()"):
         return True
     if "/" in token:
@@ -120,7 +126,7 @@ def _plain(text: str) -> str:
     text = _MENTION.sub("", text)
     out: list[str] = []
     pos = 0
-    for match in re.finditer(_CROSS_REF.pattern + "|" + _CANDIDATE.pattern, text):
+    for match in re.finditer("|".join((_CROSS_REF.pattern, _ROOTED_PATH.pattern, _CANDIDATE.pattern)), text):
         token = match.group(0)
         start, end = match.span()
         if _CROSS_REF.fullmatch(token) is None:
