@@ -7,6 +7,7 @@ a PR with 3,000+ files in <=35. For comparison, pr-agent's GitHub provider needs
 4 + 2*min(files, 50) requests plus pagination (PyGithub's 30 per page) for the same PR, and sleeps
 0.25 s between them by default; its review reads no discussion at all.
 Wall time includes the local server's work (it validates every GraphQL query against GitHub's schema).
+The busy scenario (issue 23) also says how many review threads were read, and FAILED when there is no review.
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ from servers.github_fixtures import WORKFLOW_TOKEN, GitHubServer, ItemRef, PRFil
 from servers.github_graphql import FETCH_COMMAND, load_github_schema
 
 from readworthy.config import build_settings
+from readworthy.errors import GitHubError
 from readworthy.gather.diffparse import parse_patch
 from readworthy.gather.github_api import make_github
 from readworthy.gather.pull import gather_pr
 from readworthy.gather.repo_config import load_repo_config
 
-VLLM = ROOT.parent / "shared" / "fixtures" / "vllm"
+VLLM = next((p / "shared" / "fixtures" / "vllm" for p in ROOT.parents if (p / "shared" / "fixtures" / "vllm").is_dir()),
+            ROOT.parent / "shared" / "fixtures" / "vllm")
 REPO = "vllm-project/vllm"
 
 
@@ -65,6 +68,19 @@ def long_discussion(server: GitHubServer) -> int:
     return seeded.number
 
 
+def busy(server: GitHubServer) -> int:
+    """A vLLM-sized review: 400 review threads of 3 comments, one of them 120 long, and 150 comments. The
+    test server cuts off a query over GitHub's 10 s and answers partial data past its resource limit."""
+    seeded = seed_discussed_pr(server, files=_files(60))
+    for i in range(400):
+        server.add_thread(REPO, seeded.number, f"vllm/mod0/f{i % 50}.py", 2,
+                          [("rev", f"q{i}"), ("alice", f"a{i}"), ("rev", f"ok {i}")])
+    server.add_thread(REPO, seeded.number, "vllm/mod0/f1.py", 2, [(f"dev{j % 5}", f"long {j}") for j in range(120)])
+    for i in range(150):
+        server.add_comment(REPO, seeded.number, f"dev{i % 9}", f"comment {i}")
+    return seeded.number
+
+
 def huge(server: GitHubServer) -> int:
     seeded = seed_discussed_pr(server, files=_files(3_200))
     return seeded.number
@@ -85,6 +101,7 @@ SCENARIOS: list[tuple[str, Callable[[GitHubServer], int], int | None]] = [
     ("100 files, 100 comments, 3 issues", typical, 6),
     ("300 comments, 150 threads", long_discussion, None),
     ("vLLM #48472 (253 files, real diff)", vllm_real, None),
+    ("busy: 404 review threads, 156 comments", busy, None),
     ("3,200 files", huge, 35),
 ]
 
@@ -104,13 +121,13 @@ def main() -> int:
         return 1
     rows = []
     print(f"{'scenario':38} {'files':>6} {'reqs':>5} {'+cfg':>5} {'target':>7} {'wall ms':>8} "
-          f"{'pr-agent≈':>10} {'pr-agent sleep s':>16}")
+          f"{'pr-agent≈':>10} {'pr-agent sleep s':>16} {'threads':>8}")
     failed = False
     for name, seed, target in SCENARIOS:
         if seed is vllm_real and not (VLLM / "48472" / "diff.patch").is_file():
             print(f"{name:38} skipped: {VLLM} absent")
             continue
-        walls, requests, files, comments = [], 0, 0, 0
+        walls, requests, files, comments, threads = [], 0, 0, 0, 0
         with_config = 0
         for _ in range(args.repeat):
             with GitHubServer() as server:
@@ -119,21 +136,30 @@ def main() -> int:
                 gh = make_github(settings)
                 server.clear_log()
                 start = time.perf_counter()
-                ctx = gather_pr(gh, REPO, number, settings)
+                try:
+                    ctx = gather_pr(gh, REPO, number, settings)
+                except GitHubError as exc:  # what a user gets then: no review at all
+                    print(f"{name:38} FAILED after {len(server.requests)} requests: {str(exc)[:90]}")
+                    failed = True
+                    break
                 walls.append((time.perf_counter() - start) * 1000)
                 requests = len(server.requests)
                 load_repo_config(gh, REPO, ctx.base_ref)
                 with_config = len(server.requests)
                 files = ctx.changed_files
                 comments = len(ctx.comments) + sum(ctx.noise_counts.values())
+                threads = len(ctx.threads)
+        if not walls:
+            continue
         estimate = _pr_agent_estimate(files, comments)
         ok = target is None or requests <= target
         failed |= not ok
         print(f"{name:38} {files:>6} {requests:>5} {with_config:>5} {('<=' + str(target)) if target else '-':>7} "
-              f"{statistics.median(walls):>8.0f} {estimate:>10} {estimate * 0.25:>16.1f}" + ("" if ok else "  OVER"))
+              f"{statistics.median(walls):>8.0f} {estimate:>10} {estimate * 0.25:>16.1f} {threads:>8}"
+              + ("" if ok else "  OVER") + (f"  notes: {'; '.join(ctx.gather_notes)[:80]}" if ctx.gather_notes else ""))
         rows.append({"scenario": name, "files": files, "requests": requests, "requests_with_config": with_config,
                      "target": target, "wall_ms_median": round(statistics.median(walls), 1),
-                     "pr_agent_estimate": estimate})
+                     "pr_agent_estimate": estimate, "threads_read": threads})
     print(json.dumps(rows))
     return 1 if failed else 0
 

@@ -27,9 +27,42 @@ COVERAGE_NOTES: dict[str, dict[str, str]] = {
         "zh-CN": "{changed} 个改动文件中有 {missing} 个未被列出（GitHub 的文件列表 API 最多返回 3,000 个），"
                  "不在本次阅读范围内",
     },
-    "discussion_pages": {
+    "discussion_pages": {  # written by readworthy before issue 23's bounded reads; kept for stored notes
         "en": "discussion longer than {pages} pages; the rest was not read",
         "zh-CN": "讨论超过 {pages} 页，其余部分没有读取",
+    },
+    # gather/pages.py: what a busy PR's bounded reads could not read ({cause} is one of the two below)
+    "unread_threads": {
+        "en": "{read} of {total} review threads read; {cause}",
+        "zh-CN": "共 {total} 个评审讨论串，读取了 {read} 个；{cause}",
+    },
+    "unread_comments": {
+        "en": "{read} of {total} conversation comments read; {cause}",
+        "zh-CN": "共 {total} 条对话评论，读取了 {read} 条；{cause}",
+    },
+    "unread_reviews": {
+        "en": "{read} of {total} reviews read; {cause}",
+        "zh-CN": "共 {total} 条评审，读取了 {read} 条；{cause}",
+    },
+    "unread_crossrefs": {
+        "en": "{read} of {total} cross-references read; {cause}",
+        "zh-CN": "共 {total} 个交叉引用，读取了 {read} 个；{cause}",
+    },
+    "unread_commits": {
+        "en": "{read} of {total} commits read; {cause}",
+        "zh-CN": "共 {total} 个提交，读取了 {read} 个；{cause}",
+    },
+    "unread_thread_comments": {
+        "en": "{n} long review thread(s) not read to the end; {cause}",
+        "zh-CN": "{n} 个较长的评审讨论串没有读完；{cause}",
+    },
+    "why_failed": {
+        "en": "GitHub could not answer the rest ({error})",
+        "zh-CN": "GitHub 未能返回其余部分（{error}）",
+    },
+    "why_capped": {
+        "en": "the rest is beyond the {n} requests one pull request may take",
+        "zh-CN": "其余部分超出了单个 PR 最多 {n} 次请求的上限",
     },
     "closing_issues": {
         "en": "{total} closing issues; the first {read} were read",

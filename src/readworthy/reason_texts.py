@@ -9,7 +9,7 @@ fields (a model name, a URL, a server's own error text) are shown as they are.
 from __future__ import annotations
 
 PHRASE_FIELDS = frozenset({"label", "other", "tries", "kind", "target", "fix", "who", "author", "association",
-                           "forks", "said"})
+                           "forks", "said", "cause"})
 
 REASONS: dict[str, tuple[str, str]] = {
     # ---- phrases inside the reasons below

@@ -21,11 +21,13 @@ from readworthy.errors import GitHubError
 from readworthy.gather.github_api import graphql, graphql_reader, make_github, own_login
 from readworthy.gather.pull import gather_pr
 from readworthy.gather.queries import (
+    CORE_QUERY,
     PAGED_CONNECTIONS,
     PULL_REQUEST_QUERY,
     VIEWER_QUERY,
     linked_items_query,
     more_pages_query,
+    thread_comments_query,
 )
 from readworthy.models import FileStatus, LinkKind, ReviewState
 
@@ -50,7 +52,9 @@ def test_every_query_is_valid_against_githubs_schema() -> None:
     queries = [
         PULL_REQUEST_QUERY,
         VIEWER_QUERY,
-        more_pages_query({f: "x" for f in PAGED_CONNECTIONS}),
+        more_pages_query({f: 100 for f in PAGED_CONNECTIONS}),
+        CORE_QUERY,
+        thread_comments_query(3),
         linked_items_query([("o/r", [(1, True), (2, False)]), ("x/y", [(3, True)])]),
     ]
     for q in queries:

@@ -222,16 +222,25 @@ def rate_left(gh: github.Github) -> RateLeft:
                     datetime.fromtimestamp(reset, UTC) if reset else None)
 
 
-def graphql_reader(gh: github.Github) -> Requester:
+def graphql_reader(gh: github.Github, retries: int = RETRIES) -> Requester:
     """A requester for GraphQL *reads*: PyGithub spaces every POST as a write (1 s each), which
-    would make a 3-request gather take a second; queries are reads, so this one does not wait."""
-    return Requester(**(gh.requester.kwargs | {"seconds_between_writes": 0, "seconds_between_requests": 0}))
+    would make a 3-request gather take a second; queries are reads, so this one does not wait.
+    `retries`: fewer for a heavy read, whose 502 is more likely GitHub's 10 s cut-off than a blip (a
+    smaller query helps then; asking the same one again costs another 10 s)."""
+    extra: dict[str, Any] = {"seconds_between_writes": 0, "seconds_between_requests": 0}
+    if retries != RETRIES:
+        extra["retry"] = BoundedRetry(total=retries)
+    return Requester(**(gh.requester.kwargs | extra))
 
 
 def graphql(
-    client: github.Github | Requester, settings: Settings, query: str, variables: dict[str, Any], doing: str
+    client: github.Github | Requester, settings: Settings, query: str, variables: dict[str, Any], doing: str,
+    *, partial: bool = False,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(data, not-found errors). Any other GraphQL error raises: a partial answer would mislead.
+    With `partial=True` (a caller that says what it could not read) data that came with errors is returned
+    with all of them (GitHub answers partial data when a query uses too many resources); no data at all, or
+    a rate limit, still raises.
 
     `client`: a Github (its requester spaces every POST as a write: right for mutations) or a
     graphql_reader(gh) for queries, which need no spacing. A query that GitHub answers with only a
@@ -258,9 +267,11 @@ def graphql(
                           f"(a proxy or login page?): check GITHUB_GRAPHQL_URL ({settings.graphql_url}).")
     errors = [e for e in body.get("errors") or [] if isinstance(e, dict)]
     fatal = [e for e in errors if e.get("type") != "NOT_FOUND"]
+    if partial and isinstance(body.get("data"), dict) and not _rate_limited(fatal):
+        return body["data"], errors
     if fatal:
         detail = "; ".join(str(e.get("message", e))[:200] for e in fatal[:3])
-        if any(e.get("type") == "RATE_LIMITED" or "rate limit" in str(e.get("message", "")).lower() for e in fatal):
+        if _rate_limited(fatal):
             # GraphQL reports its rate limit as HTTP 200 with an error: not a configuration problem.
             raise GitHubError(f"GitHub rate limit hit while {doing} (GraphQL: {detail}): wait for the reset, "
                               "or use a token with a higher limit.")
@@ -270,6 +281,10 @@ def graphql(
         raise GitHubError(f"GitHub's GraphQL API refused the query for {doing}: {detail}. "
                           f"Check GITHUB_GRAPHQL_URL ({settings.graphql_url}) points at the same GitHub.")
     return body.get("data") or {}, errors
+
+
+def _rate_limited(errors: list[dict[str, Any]]) -> bool:
+    return any(e.get("type") == "RATE_LIMITED" or "rate limit" in str(e.get("message", "")).lower() for e in errors)
 
 
 def _transient_graphql_answer(body: Any) -> bool:

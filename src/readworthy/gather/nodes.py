@@ -53,6 +53,8 @@ def comments_from_nodes(nodes: Iterable[dict[str, Any]], ignore: Iterable[str], 
     kept = []
     ignore = list(ignore)
     for node in nodes:
+        if not node:  # partial data: GitHub left it out (pages.py notes what was not read)
+            continue
         login, is_bot = actor(node.get("author"))
         body = str(node.get("body") or "")
         kind = noise_kind(login, body, author_is_bot=is_bot, ignore_authors=ignore)
@@ -69,6 +71,8 @@ def reviews_from_nodes(nodes: Iterable[dict[str, Any]], ignore: Iterable[str], n
     kept = []
     ignore = list(ignore)
     for node in nodes:
+        if not node:
+            continue
         login, is_bot = actor(node.get("author"))
         body = str(node.get("body") or "")
         state = str(node.get("state") or "COMMENTED")
@@ -89,9 +93,14 @@ def threads_from_nodes(
     threads = []
     ignore = list(ignore)
     for node in nodes:
+        if not node:
+            continue
         conn = node.get("comments") or {}
-        comments, hunk = [], ""
-        for c in conn.get("nodes") or []:
+        # The diff hunk is asked once per thread, on its first comment (queries.py: `hunk`).
+        first = [c for c in (node.get("hunk") or {}).get("nodes") or [] if c]
+        comments, hunk = [], str(first[0].get("diffHunk") or "") if first else ""
+        read = [c for c in conn.get("nodes") or [] if c]
+        for c in read:
             hunk = hunk or str(c.get("diffHunk") or "")
             login, is_bot = actor(c.get("author"))
             body = str(c.get("body") or "")
@@ -100,9 +109,8 @@ def threads_from_nodes(
                 noise[kind] += 1
                 continue
             comments.append(ThreadComment(author=login, body=body, created_at=str(c.get("createdAt") or "")))
-        if (conn.get("totalCount") or 0) > len(conn.get("nodes") or []):
-            notes.append(note("long_thread", path=node.get("path"), total=conn["totalCount"],
-                              read=len(conn.get("nodes") or [])))
+        if (conn.get("totalCount") or 0) > len(read):
+            notes.append(note("long_thread", path=node.get("path"), total=conn["totalCount"], read=len(read)))
         if not comments:
             continue
         threads.append(ReviewThread(
@@ -130,7 +138,7 @@ def commits_from_nodes(nodes: Iterable[dict[str, Any]], title: str, body: str) -
     body_norm = _norm(body)
     commits = []
     for node in nodes:
-        c = node.get("commit") or {}
+        c = (node or {}).get("commit") or {}
         message = _strip_trailers(str(c.get("message") or ""))
         key = _norm(message)
         if not key or key in seen or key in body_norm:

@@ -1,17 +1,21 @@
 """gather: one pull request from GitHub -> PRContext (GraphQL through github_api, files through rest).
 
-Requests for a typical PR (<=100 files, <=100 comments): three.
+Requests for a typical PR (<=100 files, <=100 comments, <=50 review threads): three.
   1. GraphQL: metadata, commits, conversation, reviews, review threads, closing issues (with their
      comments), cross-referencing items, and the base branch's CODEOWNERS — one round trip.
   2. REST: the files with patches, 100 per page (GraphQL has no patches).
   3. GraphQL: issues the body and commit messages reference that GitHub did not already link
      (skipped when there are none).
-More only when something does not fit: further pages (one query per round for all connections),
-the diff media type for patches GitHub left out.
+More only when something does not fit: further pages (gather/pages.py: one query per round for all
+connections, a few long threads per query, at most pages.MAX_PAGE_REQUESTS), the diff media type for
+patches GitHub left out. When GitHub fails on the first query (a busy PR: its 10 s cut-off, or partial
+data), the PR is read without its discussion (queries.CORE_QUERY) and the discussion paged from the
+start; what still cannot be read is a coverage note, never a failed review.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from typing import Any
 
@@ -31,19 +35,22 @@ from .nodes import (
     threads_from_nodes,
 )
 from .owners import first_codeowners, match_areas, match_owners
+from .pages import Pager, holes, read_remaining_pages
 from .queries import (
     CODEOWNERS_ALIAS_PATHS,
-    PAGED_CONNECTIONS,
+    CORE_QUERY,
+    DISCUSSION_CONNECTIONS,
     PULL_REQUEST_QUERY,
     linked_items_query,
     linked_items_variables,
-    more_pages_query,
 )
 from .rest import FILES_API_CAP, fetch_files, fill_missing_patches
 
-MAX_PAGE_ROUNDS = 50  # 5,000 comments; past that the discussion is summarised by what was read
+HEAVY_READ_RETRIES = 1  # a 502 on a PR's discussion is likely GitHub's 10 s cut-off: ask smaller, not again
 MAX_TEXT_CLOSING_REFS = 10
 MAX_MENTIONS = 20
+
+log = logging.getLogger(__name__)
 
 
 def gather_pr(gh: GitHub, repo: str, number: int, settings: Settings) -> PRContext:
@@ -56,12 +63,10 @@ def gather_pr(gh: GitHub, repo: str, number: int, settings: Settings) -> PRConte
     base_vars = {"owner": owner, "name": name, "number": number}
 
     reader = graphql_reader(gh)
-    data, missing = graphql(reader, settings, PULL_REQUEST_QUERY, base_vars, f"reading {repo}#{number}")
-    pr = (data.get("repository") or {}).get("pullRequest")
-    if not pr:
-        why = missing[0].get("message") if missing else "no such pull request"
-        raise GitHubError(f"{repo}#{number}: {why}. Check the number, and that the token can read the repository.")
-    _read_remaining_pages(reader, settings, base_vars, pr, f"{repo}#{number}", notes)
+    pr, unread = _first_query(gh, reader, settings, base_vars, f"{repo}#{number}")
+    pager = Pager(graphql_reader(gh, retries=HEAVY_READ_RETRIES), settings, f"{repo}#{number}", base_vars)
+    read_remaining_pages(pager, pr, unread)
+    notes += pager.notes
 
     files = fetch_files(gh, settings, repo, number)
     changed = int(pr.get("changedFiles") or len(files))
@@ -72,7 +77,7 @@ def gather_pr(gh: GitHub, repo: str, number: int, settings: Settings) -> PRConte
     files = fill_missing_patches(gh, settings, repo, number, files, lines, notes)
 
     title, body = str(pr.get("title") or ""), str(pr.get("body") or "")
-    commit_nodes = pr["commits"]["nodes"]
+    commit_nodes = [n for n in pr["commits"]["nodes"] if n]
     linked, related = _links(reader, settings, repo, number, pr, commit_nodes, notes)
 
     paths = [f.path for f in files]
@@ -120,27 +125,36 @@ def gather_pr(gh: GitHub, repo: str, number: int, settings: Settings) -> PRConte
     )
 
 
-def _read_remaining_pages(
-    reader: GraphQLReader, settings: Settings, base_vars: dict[str, Any], pr: dict[str, Any], what: str,
-    notes: list[str],
-) -> None:
-    """Append further pages of every paged connection to `pr`, all connections in one query per round."""
-    for _ in range(MAX_PAGE_ROUNDS):
-        cursors = {
-            fld: pr[fld]["pageInfo"]["endCursor"]
-            for fld in PAGED_CONNECTIONS
-            if pr[fld]["pageInfo"]["hasNextPage"] and pr[fld]["pageInfo"]["endCursor"]
-        }
-        if not cursors:
-            return
-        variables = base_vars | {f"{fld}After": cur for fld, cur in cursors.items()}
-        data, _ = graphql(reader, settings, more_pages_query(cursors), variables, f"reading more of {what}")
-        more = (data.get("repository") or {}).get("pullRequest") or {}
-        for fld in cursors:
-            page = more.get(fld) or {"nodes": [], "pageInfo": {"hasNextPage": False, "endCursor": None}}
-            pr[fld]["nodes"] += page["nodes"]
-            pr[fld]["pageInfo"] = page["pageInfo"]
-    notes.append(note("discussion_pages", pages=MAX_PAGE_ROUNDS))
+def _first_query(gh: GitHub, reader: GraphQLReader, settings: Settings, base_vars: dict[str, Any],
+                 what: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The PR from the main query, and the connections still to read whole: none normally; the discussion
+    when GitHub failed on the main query (then the PR comes from CORE_QUERY); a connection it answered
+    with holes (partial data)."""
+    doing = f"reading {what}"
+    failure = ""
+    try:
+        data, errors = graphql(graphql_reader(gh, retries=HEAVY_READ_RETRIES), settings, PULL_REQUEST_QUERY,
+                               base_vars, doing, partial=True)
+        pr = (data.get("repository") or {}).get("pullRequest")
+        missing = [e for e in errors if e.get("type") == "NOT_FOUND"]
+        failure = "" if pr or missing else "; ".join(str(e.get("message", ""))[:160] for e in errors[:2])
+    except GitHubError as exc:
+        if "rate limit" in str(exc).lower():
+            raise  # a smaller query would be refused just the same
+        pr, missing, failure = None, [], str(exc)
+    if pr:
+        return pr, tuple(name for name in DISCUSSION_CONNECTIONS if holes(pr.get(name)))
+    if not failure:
+        why = missing[0].get("message") if missing else "no such pull request"
+        raise GitHubError(f"{what}: {why}. Check the number, and that the token can read the repository.")
+    log.warning("%s: GitHub failed on the full query (%s); reading it without its discussion, then the "
+                "discussion page by page", what, failure[:200])
+    data, missing = graphql(reader, settings, CORE_QUERY, base_vars, doing)
+    pr = (data.get("repository") or {}).get("pullRequest")
+    if not pr:
+        why = missing[0].get("message") if missing else "no such pull request"
+        raise GitHubError(f"{what}: {why}. Check the number, and that the token can read the repository.")
+    return pr, DISCUSSION_CONNECTIONS
 
 
 def _base_files(pr: dict[str, Any]) -> dict[str, str | None]:

@@ -1,9 +1,16 @@
-"""GraphQL query text for gather/pull.py. Every query here is validated against GitHub's real schema in tests.
+"""GraphQL query text for gather/pull.py and gather/pages.py. Every query here is validated against
+GitHub's real schema in tests.
 
 One query fetches a PR's metadata, commits, conversation, reviews, review threads, closing issues,
-cross-references and the base branch's CODEOWNERS; a follow-up query pages whatever did not fit; a
-third looks up issues the text references. Node budget (GitHub's limit is 500,000 per query): the
-largest term is 100 threads x 100 comments = 10,000.
+cross-references and the base branch's CODEOWNERS; follow-up queries page whatever did not fit (all
+connections of a round in one query, a long thread's comments by the thread's id); a third looks up
+issues the text references. Every nested connection is small, because GitHub cuts off a query that runs
+over 10 s (502) and answers partial data when one loads too much: review threads come THREADS_PAGE at a
+time with their first THREAD_COMMENTS comments, and a thread's `diffHunk` (the costly field: GitHub
+computes it per comment) is asked once per thread, on its first comment. The main query's largest terms
+are 50 threads x (10 + 1) comments and 10 closing issues x 50 comments: about 2,000 nodes of GitHub's
+500,000. CORE_QUERY is the same PR without the discussion, for when the main query fails on a busy PR:
+the discussion is then paged from the start.
 """
 
 from __future__ import annotations
@@ -26,9 +33,14 @@ _PAGE = "pageInfo { hasNextPage endCursor }"
 _COMMITS = f"totalCount {_PAGE} nodes {{ commit {{ oid message author {{ name user {{ login }} }} }} }}"
 _COMMENTS = f"totalCount {_PAGE} nodes {{ {_COMMENT} }}"
 _REVIEWS = f"totalCount {_PAGE} nodes {{ fullDatabaseId author {_ACTOR} state body submittedAt }}"
+THREADS_PAGE = 50
+THREAD_COMMENTS = 10  # per thread in a threads page; the rest by THREAD_COMMENTS_QUERY
+THREAD_COMMENTS_PAGE = 50
+_THREAD_COMMENTS = f"totalCount {_PAGE} nodes {{ author {_ACTOR} body createdAt }}"
 _THREADS = (
-    f"totalCount {_PAGE} nodes {{ path line originalLine isResolved isOutdated "
-    f"comments(first: 100) {{ totalCount nodes {{ author {_ACTOR} body createdAt diffHunk }} }} }}"
+    f"totalCount {_PAGE} nodes {{ id path line originalLine isResolved isOutdated "
+    f"hunk: comments(first: 1) {{ nodes {{ diffHunk }} }} "
+    f"comments(first: {THREAD_COMMENTS}) {{ {_THREAD_COMMENTS} }} }}"
 )
 _SOURCE = (
     "source { __typename "
@@ -43,10 +55,7 @@ _BASE_FILES = " ".join(
     for alias, path in CODEOWNERS_ALIAS_PATHS.items()
 )
 
-PULL_REQUEST_QUERY = f"""
-query ReadworthyPullRequest($owner: String!, $name: String!, $number: Int!) {{
-  repository(owner: $owner, name: $name) {{
-    pullRequest(number: $number) {{
+_PR_FIELDS = f"""
       number title body url state isDraft locked merged mergedAt createdAt authorAssociation
       author {_ACTOR}
       baseRefName headRefName baseRefOid headRefOid
@@ -54,17 +63,30 @@ query ReadworthyPullRequest($owner: String!, $name: String!, $number: Int!) {{
       labels(first: 50) {{ nodes {{ name }} }}
       baseRef {{ target {{ ... on Commit {{ {_BASE_FILES} }} }} }}
       commits(first: 100) {{ {_COMMITS} }}
+      closingIssuesReferences(first: 10) {{ totalCount nodes {{ {_ISSUE_DETAIL} }} }}"""
+_DISCUSSION = f"""
       comments(first: 100) {{ {_COMMENTS} }}
       reviews(first: 100) {{ {_REVIEWS} }}
-      reviewThreads(first: 100) {{ {_THREADS} }}
-      closingIssuesReferences(first: 10) {{ totalCount nodes {{ {_ISSUE_DETAIL} }} }}
-      timelineItems(first: 100, itemTypes: [CROSS_REFERENCED_EVENT]) {{ {_TIMELINE} }}
-    }}
-  }}
-}}
-"""
+      reviewThreads(first: {THREADS_PAGE}) {{ {_THREADS} }}
+      timelineItems(first: 100, itemTypes: [CROSS_REFERENCED_EVENT]) {{ {_TIMELINE} }}"""
 
-# Connections that may need more pages, with their node selection. Keys are the field names.
+
+def _pull_request_query(name: str, fields: str) -> str:
+    return (f"query {name}($owner: String!, $name: String!, $number: Int!) {{\n"
+            f"  repository(owner: $owner, name: $name) {{\n    pullRequest(number: $number) {{{fields}\n"
+            "    }\n  }\n}\n")
+
+
+# Without the discussion, but with its sizes (aliases `<field>Total`), so a coverage note can say "N of M".
+_DISCUSSION_TOTALS = """
+      commentsTotal: comments(first: 1) { totalCount }
+      reviewsTotal: reviews(first: 1) { totalCount }
+      reviewThreadsTotal: reviewThreads(first: 1) { totalCount }
+      timelineItemsTotal: timelineItems(first: 1, itemTypes: [CROSS_REFERENCED_EVENT]) { totalCount }"""
+PULL_REQUEST_QUERY = _pull_request_query("ReadworthyPullRequest", _PR_FIELDS + _DISCUSSION)
+CORE_QUERY = _pull_request_query("ReadworthyPullRequestCore", _PR_FIELDS + _DISCUSSION_TOTALS)
+
+# Connections that may need more pages, with their node selection and page size. Keys are the field names.
 PAGED_CONNECTIONS = {
     "commits": _COMMITS,
     "comments": _COMMENTS,
@@ -72,21 +94,33 @@ PAGED_CONNECTIONS = {
     "reviewThreads": _THREADS,
     "timelineItems": _TIMELINE,
 }
+DISCUSSION_CONNECTIONS = ("comments", "reviews", "reviewThreads", "timelineItems")  # not in CORE_QUERY
+PAGE_SIZES = {"commits": 100, "comments": 100, "reviews": 100, "reviewThreads": THREADS_PAGE, "timelineItems": 100}
 
 
-def more_pages_query(cursors: dict[str, str]) -> str:
-    """The next page of each connection in `cursors` (field name -> endCursor), in one query."""
+def more_pages_query(sizes: dict[str, int]) -> str:
+    """The next page of each connection in `sizes` (field name -> page size), in one query. The cursor of
+    each is the variable `$<field>After` (null: the first page)."""
     parts = []
-    for fld, cursor_var in ((f, f"{f}After") for f in cursors):
+    for fld, size in sizes.items():
         extra = ", itemTypes: [CROSS_REFERENCED_EVENT]" if fld == "timelineItems" else ""
-        parts.append(f"{fld}(first: 100, after: ${cursor_var}{extra}) {{ {PAGED_CONNECTIONS[fld]} }}")
-    params = "".join(f", ${f}After: String!" for f in cursors)
+        parts.append(f"{fld}(first: {int(size)}, after: ${fld}After{extra}) {{ {PAGED_CONNECTIONS[fld]} }}")
+    params = "".join(f", ${f}After: String" for f in sizes)
     return (
         f"query ReadworthyMore($owner: String!, $name: String!, $number: Int!{params}) {{\n"
         f"  repository(owner: $owner, name: $name) {{ pullRequest(number: $number) {{\n    "
         + "\n    ".join(parts)
         + "\n  } }\n}\n"
     )
+
+
+def thread_comments_query(count: int, size: int = THREAD_COMMENTS_PAGE) -> str:
+    """The next `size` comments of `count` review threads, by id (`$t0`, `$c0`, ...; aliases t0, t1, ...)."""
+    params = ", ".join(f"$t{i}: ID!, $c{i}: String" for i in range(count))
+    blocks = " ".join(f"t{i}: node(id: $t{i}) {{ ... on PullRequestReviewThread {{ "
+                      f"comments(first: {int(size)}, after: $c{i}) {{ {_THREAD_COMMENTS} }} }} }}"
+                      for i in range(count))
+    return f"query ReadworthyThreadComments({params}) {{ {blocks} }}\n"
 
 
 def linked_items_query(repos: Sequence[tuple[str, list[tuple[int, bool]]]]) -> str:
