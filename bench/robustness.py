@@ -18,15 +18,12 @@ tables as tests/e2e/test_faults_github.py, test_faults_model.py and tests/hostil
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import logging
-import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,10 +47,11 @@ from hostile_cases import (
     hostile_digest,
     leaked,
 )
+from action_runner import run_action_once, servers
 from robustness_inputs import input_rows, print_rows
+from robustness_reading import reading_rows
 from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN, ItemRef, PRCommit, PRFile, PullRequest
-from servers.openai_server import OpenAIServer
 from test_faults_github import (
     EDIT_COMMENT,
     EDIT_FAULTS,
@@ -63,10 +61,8 @@ from test_faults_github import (
     primary_headers,
 )
 from test_faults_model import FAULTS as MODEL_FAULTS
-from test_faults_model import MODEL_TIMEOUT_S, NOT_A_COMPLETION
+from test_faults_model import NOT_A_COMPLETION
 
-from readworthy.action import run_action
-from readworthy.analyze.attempts import forget_endpoints
 from readworthy.config import build_settings
 from readworthy.errors import GitHubError
 from readworthy.gather import github_api
@@ -102,80 +98,6 @@ class Figures:
     endpoint_lines: list[str] = field(default_factory=list)  # what each endpoint row did, in words
 
 
-@dataclass
-class RunResult:
-    code: int
-    stdout: str
-    summary: str
-    logs: str
-    seconds: float
-
-
-class _Collect(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-
-
-@contextlib.contextmanager
-def _environ(values: dict[str, str]) -> Iterator[None]:
-    saved = dict(os.environ)
-    for key in [k for k in os.environ
-                if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "RUNNER_", "ACTIONS_", "READWORTHY_", "GH_TOKEN"))]:
-        del os.environ[key]
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-
-
-# No key means the heuristic in these rows, unless a row points GitHub Models at the test server; a
-# closed loopback port stands in for GitHub Models otherwise, so nothing can reach the internet.
-NO_GITHUB_MODELS = {"READWORTHY_GITHUB_MODELS": "false", "READWORTHY_GITHUB_MODELS_URL": "http://127.0.0.1:9/inference"}
-
-
-def run_action_once(gh: GitHubServer, workdir: Path, payload: Any, *, ai: OpenAIServer | None = None,
-                    inputs: dict[str, str] | None = None, event: str = "pull_request_target",
-                    env_extra: dict[str, str] | None = None, loopback: bool = True) -> RunResult:
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "event.json").write_text(json.dumps(payload))
-    (workdir / "out").write_text("")
-    (workdir / "summary.md").write_text("")
-    env = {
-        "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(workdir / "event.json"),
-        "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": gh.api_url, "GITHUB_GRAPHQL_URL": gh.graphql_url,
-        "GITHUB_OUTPUT": str(workdir / "out"), "GITHUB_STEP_SUMMARY": str(workdir / "summary.md"),
-        "INPUT_GITHUB-TOKEN": WORKFLOW_TOKEN, "INPUT_FAIL-ON-ERROR": "false", **NO_GITHUB_MODELS,
-    }
-    if ai is not None:
-        env.update({"INPUT_OPENAI-API-KEY": KEY, "INPUT_OPENAI-BASE-URL": ai.url, "INPUT_MODEL": "gpt-4.1-mini",
-                    "INPUT_MODEL-TIMEOUT": str(MODEL_TIMEOUT_S)})
-    env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
-    env.update(env_extra or {})
-    forget_endpoints()  # each run is a new process: no quota or silent endpoint remembered from the last row
-    handler = _Collect()
-    root = logging.getLogger()
-    root.addHandler(handler)
-    old_level = root.level
-    root.setLevel(logging.DEBUG)
-    out = io.StringIO()
-    started = time.monotonic()
-    try:
-        with _environ(env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            # loopback: GitHub Models may be the test server (the tests' runner; the image never allows it)
-            code = run_action(os.environ, loopback_models=loopback)
-    finally:
-        root.removeHandler(handler)
-        root.setLevel(old_level)
-    return RunResult(code, out.getvalue(), (workdir / "summary.md").read_text(), "\n".join(handler.lines),
-                     time.monotonic() - started)
-
-
 def simple_pr(gh: GitHubServer, title: str = "Retry the model download once on 503") -> PullRequest:
     return gh.add_pr(REPO, title, "Retries once on 503.", user="alice",
                      files=[PRFile("vllm/model_executor/download.py", additions=2, deletions=1,
@@ -186,16 +108,6 @@ def simple_pr(gh: GitHubServer, title: str = "Retry the model download once on 5
 def count_duplicates(figures: Figures, gh: GitHubServer, pr: PullRequest) -> None:
     figures.prs_checked += 1
     figures.duplicate_comments += max(0, len(own_comments(gh, pr.number)) - 1)
-
-
-@contextlib.contextmanager
-def servers() -> Iterator[tuple[GitHubServer, OpenAIServer]]:
-    gh, ai = GitHubServer().start(), OpenAIServer().start()
-    try:
-        yield gh, ai
-    finally:
-        gh.stop()
-        ai.stop()
 
 
 def _resolve(fault: dict[str, Any]) -> dict[str, Any]:
@@ -706,6 +618,7 @@ def main() -> int:
         # `--only "github models,secrets"`: just those stages (no input rows), e.g. while iterating on one
         only = {name.strip() for arg in sys.argv[2:3] if sys.argv[1:2] == ["--only"] for name in arg.split(",")}
         inputs = [] if only else input_rows(tmp)  # issue 16: broken patches, link titles, secret look-alikes
+        inputs += [] if only else reading_rows(tmp)  # issue 23: busy PRs, taste memory, locked PRs, digest reports
         for label, stage in stages:
             if only and label not in only:
                 continue

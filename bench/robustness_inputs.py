@@ -29,11 +29,12 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+
+from rows import Row, print_rows  # noqa: E402  (re-exported for robustness.py)
 
 from readworthy.cli import main as cli_main
 from readworthy.config import terminal_settings
@@ -45,13 +46,6 @@ from readworthy.pack.redact import redact_secrets, shannon_entropy
 LOOKALIKES = ROOT / "tests" / "data" / "redaction_lookalikes.txt"
 HIDDEN = "hidden-steer-41c9"  # the words a link title hides; they must not reach the prompt
 SUBJECT = "Cache the tokenizer per model revision"
-
-
-@dataclass
-class Row:
-    name: str
-    outcome: str
-    ok: bool
 
 
 # --------------------------------------------------------------------------- broken patches
@@ -253,18 +247,17 @@ def input_rows(tmp: Path) -> list[Row]:
     return broken_patch_rows(tmp) + link_title_rows() + lookalike_rows() + [random_key_row()]
 
 
-def print_rows(rows: list[Row]) -> None:
-    width = max(len(r.name) for r in rows)
-    for row in rows:
-        print(f"  {row.name:<{width}} : {row.outcome}{'' if row.ok else '  (!)'}")
-
-
 def main() -> int:
+    from robustness_reading import reading_rows  # busy PRs, the taste memory, locked PRs, digest reports
+
     with tempfile.TemporaryDirectory() as tmp:
         rows = input_rows(Path(tmp))
+        reading = reading_rows(Path(tmp))
     print("readworthy robustness: broken and misleading input (issue 16)")
     print_rows(rows)
-    return 0 if all(r.ok for r in rows) else 1
+    print("readworthy robustness: busy PRs, taste memory, locked PRs, digest reports (issue 23)")
+    print_rows(reading)
+    return 0 if all(r.ok for r in rows + reading) else 1
 
 
 if __name__ == "__main__":
