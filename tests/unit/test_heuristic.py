@@ -49,7 +49,8 @@ def test_lock_and_generated_only_is_skip() -> None:
                                               _file("api/service_pb2.py", ["a = 1"] * 40)])
     digest = heuristic_digest(ctx, NO_COVERAGE, "en")
     assert digest.verdict is Verdict.SKIP and "generated, lock" in digest.reason
-    assert digest.start_reading == []
+    # nothing to read line by line, but a skip still says which files it is about, the largest first
+    assert digest.start_reading == ["uv.lock", "api/service_pb2.py"]
 
 
 def test_dependency_pin_is_skip_and_an_exclusion_is_remembered() -> None:
@@ -194,8 +195,12 @@ def test_new_abstraction_with_capability_flag_is_deep_read_and_guide_points_at_i
     assert "supports_shared_rope" in digest.reason
     assert digest.start_reading[0] == "engine/attention/backend.py::AttentionBackendBase"
     assert "uv.lock" not in " ".join(digest.start_reading)
+    # the title ("Shared rotary cache") is what the PR announces, not a decision: the points are the
+    # interface and the gate the diff adds, and the new cache is where to read next
     refs = [r for d in digest.decisions for r in d.references]
-    assert "engine/worker/rope_cache.py::RotaryCache" in refs
+    assert "engine/attention/backend.py::AttentionBackendBase" in refs
+    assert not any("title" in d.title for d in digest.decisions)
+    assert "engine/worker/rope_cache.py::RotaryCache" in digest.start_reading
     grounded, dropped = ground_digest(digest, ctx)
     assert dropped == 0 and grounded == digest
 

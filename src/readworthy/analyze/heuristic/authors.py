@@ -6,8 +6,9 @@ Sources, in the authors' own words:
   - the linked issue's sentence that carries the analysis (a root cause, a bisection, numbers);
   - the review: the reply that settled a resolved thread, and a change request that was approved after;
   - the code's own comments: docstrings, the comment above a definition, comments added in its body,
-    and the messages it raises, logs or returns;
-  - the title, mapped to the definition whose name spells it out.
+    and the messages it raises, logs or returns.
+
+The title is not a source: it says what the PR announces, not how it decided.
 
 Every passage is anchored to a ranked definition: the one its text names, the one a review thread
 sits on, or, for text about the PR as a whole, the centre of the PR. Nothing is paraphrased here.
@@ -53,9 +54,6 @@ _SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?
 # "`LastAccessEvictor` (new, `x.py`): a min-heap ..." - a bullet that labels what it describes.
 _LABEL = re.compile(r"^`?(?P<name>[A-Za-z_][\w.]*)(?:\(\))?`?\s*(?:\([^)]{0,80}\))?\s*(?::|—|–|-)\s+(?P<text>\S.*)$")
 _RST_CODE = re.compile(r"``([^`]+)``")
-_STOP_WORDS = frozenset({"the", "and", "for", "with", "from", "into", "add", "adds", "added", "fix", "fixes", "use",
-                         "support", "update", "new", "refactor", "remove", "bugfix", "perf", "kernel", "model",
-                         "when", "this", "that", "all", "via", "more", "less", "not", "only", "make", "move"})
 
 # Sections of a PR description, by the words their headings use.
 _SECTION_ROLES = (
@@ -66,7 +64,7 @@ _SECTION_ROLES = (
                            r"|design|approach|implement|detail|root cause|solution|fix", re.IGNORECASE)),
 )
 SOURCE_WEIGHT = {"issue": 6.0, "review": 5.5, "review_request": 5.0, "description": 4.5, "commit": 4.0,
-                 "docstring": 3.5, "module": 3.0, "comment": 2.5, "message": 1.0, "title": 0.5}
+                 "docstring": 3.5, "module": 3.0, "comment": 2.5, "message": 1.0}
 # A message that states what a configuration needs is a contract; "must be one of" is input checking.
 _CONTRACT = re.compile(r"not supported|unsupported|requires?|only supports?|incompatible|falls? back", re.IGNORECASE)
 
@@ -83,6 +81,19 @@ class Passage:
     asker: str = ""
     role: str = ""  # for a description: the section's role (purpose, test, result, followup, other)
     weight: float = 0.0
+
+
+_BENCHMARK = re.compile(r"benchmark|throughput|latency|speed-?up|\bTTFT\b|\bTPOT\b|\bITL\b|tok/s|tokens?/s|req/s"
+                        r"|\bQPS\b|hit rate|accuracy|\bp\d\d\b|faster|slower|memory (?:use|usage|saving)", re.IGNORECASE)
+
+
+_BEFORE_AFTER = re.compile(r"\d[\d,.]*\s?[%a-zA-Z/]{0,6}\s?(?:->|→)\s?\d"
+                           r"|\d[\d,.]*\s?(?:%|ms|us|µs|s|x|GB|GiB|MB|MiB)\s+to\s+\d")
+
+
+def is_measurement(text: str) -> bool:
+    """A measured result (a benchmark line, numbers before and after), not a decision."""
+    return bool(_BEFORE_AFTER.search(text)) or (bool(_NUMBER.search(text)) and bool(_BENCHMARK.search(text)))
 
 
 def clean(text: str) -> str:
@@ -335,19 +346,3 @@ def code_passages(anchors: Anchors, limit: int = 25,
             weight = SOURCE_WEIGHT["message"] + _score(message) + bonus
             out.append(Passage("message", brief(message), r, who=kind, weight=weight))
     return out
-
-
-def title_passage(title: str, anchors: Anchors) -> Passage | None:
-    """The definition whose name spells out the title's words (`fused ... decode kernel`); a kernel
-    entry point wins a tie, being what the title's "kernel" is."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]+", title)} - _STOP_WORDS
-    best: tuple[float, RankedDefinition] | None = None
-    for r in anchors.ranked[:15]:
-        parts = {p.lower() for p in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", r.definition.name)}
-        overlap = len(words & parts)
-        score = overlap + (1.5 if r.definition.kernel_entry else 0.0)
-        if overlap >= 2 and (best is None or score > best[0]):
-            best = (score, r)
-    if best is None:
-        return None
-    return Passage("title", clean(title), best[1], weight=SOURCE_WEIGHT["title"] + best[0])

@@ -19,33 +19,39 @@ from ..ground import ContextIndex
 from .authors import (
     Anchors,
     Passage,
+    brief,
     code_passages,
     description_passages,
     issue_passages,
     review_passages,
+    is_measurement,
     split_lead,
-    title_passage,
 )
 from .centre import RankedDefinition
+from .code_points import CodePoint, condition_points, gate_points, interface_points, shared_points
+from .kind_points import kind_points
 from .signals import MECHANICAL_KINDS, Signals
 from .wording import phrase
 
 MAX_POINTS = 4
 MIN_WEIGHT = 5.0  # below this a passage is too generic to be a design point
-TITLE_POINT_MAX_OTHERS = 1  # the title mapped to a definition only when the authors said little else
+MAX_START, MAX_START_PER_FILE = 5, 2
 _DEBATE = frozenset({"issue", "review", "review_request"})
 
 
 def design_passages(ctx: PRContext, sig: Signals) -> list[Passage]:
-    """The passages worth a design point, strongest first."""
+    """The passages worth a design point, strongest first. A measured result is evidence for a
+    decision, never one itself; the title is what the PR announces, not how it decided."""
     anchors = Anchors(sig.centre)
     if anchors.centre is None:
         return []
     pool = [*description_passages(ctx, anchors), *issue_passages(ctx, anchors),
             *review_passages(ctx, anchors), *code_passages(anchors, module_docs=sig.module_docs)]
+    pool = [p for p in pool if not _measured(p)]
     pool.sort(key=lambda p: -p.weight)
     chosen: list[Passage] = []
     per_anchor: Counter[str] = Counter()
+    title = headline_of(ctx.title)
     for p in pool:
         if len(chosen) == MAX_POINTS or p.weight < MIN_WEIGHT:
             break
@@ -53,15 +59,25 @@ def design_passages(ctx: PRContext, sig: Signals) -> list[Passage]:
         # one account of what a definition is (description or code comments); the issue and the
         # review may add why it had to be so
         told = [c for c in chosen if c.anchor.reference == key and not _evidence(c)]
-        if per_anchor[key] >= 2 or (told and not _evidence(p)) or any(_overlap(p.text, c.text) for c in chosen):
+        if per_anchor[key] >= 2 or (told and not _evidence(p)) or any(_overlap(p.text, c.text) for c in chosen) \
+                or restates(split_lead(p.text)[0], title):
             continue
         chosen.append(p)
         per_anchor[key] += 1
-    if len(chosen) <= TITLE_POINT_MAX_OTHERS:
-        title = title_passage(headline_of(ctx.title), anchors)
-        if title is not None and all(c.anchor.reference != title.anchor.reference for c in chosen):
-            chosen.append(title)
     return chosen
+
+
+def measured_results(ctx: PRContext, sig: Signals) -> list[Passage]:
+    """What the authors measured (a Results section, numbers before and after), strongest first."""
+    anchors = Anchors(sig.centre)
+    if anchors.centre is None:
+        return []
+    found = [p for p in description_passages(ctx, anchors) if _measured(p)]
+    return sorted(found, key=lambda p: -p.weight)
+
+
+def _measured(p: Passage) -> bool:
+    return p.role == "result" or is_measurement(p.text)
 
 
 def _evidence(p: Passage) -> bool:
@@ -69,10 +85,16 @@ def _evidence(p: Passage) -> bool:
     return p.source in _DEBATE or p.role == "result"
 
 
-def _overlap(a: str, b: str) -> bool:
+def _overlap(a: str, b: str, share: float = 0.6) -> bool:
     """Two quotes that share most of their words say the same thing (a docstring the description repeats)."""
-    wa, wb = set(a.lower().split()), set(b.lower().split())
-    return bool(wa and wb) and len(wa & wb) >= 0.6 * min(len(wa), len(wb))
+    wa, wb = set(re.findall(r"\w+", a.lower())), set(re.findall(r"\w+", b.lower()))
+    return bool(wa and wb) and len(wa & wb) >= share * min(len(wa), len(wb))
+
+
+def restates(text: str, title: str) -> bool:
+    """A point whose words are (almost) all the title's says what the PR announces, not how it decided."""
+    words, told = set(re.findall(r"\w+", text.lower())), set(re.findall(r"\w+", title.lower()))
+    return bool(words) and len(words & told) >= 0.8 * len(words)
 
 
 def headline_of(title: str) -> str:
@@ -112,11 +134,6 @@ def decision_of(p: Passage, paths: Sequence[str], language: str, facts: bool = T
     """One design point: the quote's lead as title, then who said it where and the rest of the quote."""
     d = p.anchor.definition
     values = {"name": d.qualname, "file": _file_label(d.path, paths), "who": p.who, "section": p.who}
-    if p.source == "title":
-        title = phrase(language, "p_title_title", name=d.name)
-        explanation = phrase(language, "p_title", quote=p.text, **values) + phrase(language, "p_end")
-        return Decision(title=title[:160], explanation=(explanation + _facts(p.anchor, language, facts))[:900],
-                        references=[d.path, p.anchor.reference, *p.anchor.tests[:1]][:8])
     head, rest = split_lead(p.text)
     key = {"comment": "p_comment_above" if p.who == "above" else "p_comment_inside",
            "message": "p_message_" + _message_kind(p.who)}.get(p.source, "p_" + p.source)
@@ -166,15 +183,79 @@ class QuoteTidier:
 
 
 def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]:
+    """At most four decisions: what the PR's kind calls for (a docs page's rules, a test's technique),
+    else the shared code beside new code, then the authors' words and what the diff itself states, by
+    weight, at most two per definition, at least one the diff states when it states any. A measured
+    result supports the decision it is about; a point the added lines contradict is left out."""
+    by_kind = kind_points(ctx, sig, language)
+    if by_kind is not None:
+        return by_kind
     paths = [f.path for f in ctx.files]
     tidy = QuoteTidier(ctx)
-    out = []
+    code = [*shared_points(ctx, sig, language), *interface_points(ctx, sig, language), *gate_points(sig, language),
+            *condition_points(ctx, sig, language)]
+    items: list[tuple[float, str, Passage | CodePoint]] = [(p.weight, p.anchor.reference, p)
+                                                           for p in design_passages(ctx, sig)]
+    items += [(c.weight, c.anchor.reference, c) for c in code]
+    items.sort(key=lambda x: -x[0])
+    chosen: list[tuple[str, Passage | CodePoint]] = []
+    per_anchor: Counter[str] = Counter()
+    for _, key, item in items:
+        if len(chosen) < MAX_POINTS and per_anchor[key] < 2:
+            chosen.append((key, item))
+            per_anchor[key] += 1
+    if code and not any(isinstance(item, CodePoint) for _, item in chosen):
+        chosen = [*chosen[: MAX_POINTS - 1], (code[0].anchor.reference, code[0])]
+    out: list[Decision] = []
     described: set[str] = set()
-    for p in design_passages(ctx, sig):
-        tidied = replace(p, text=tidy(p.text), question=tidy(p.question))
-        out.append(decision_of(tidied, paths, language, facts=p.anchor.reference not in described))
-        described.add(p.anchor.reference)
-    return out
+    for key, item in chosen:
+        if isinstance(item, CodePoint):
+            out.append(item.decision)
+            continue
+        tidied = replace(item, text=tidy(item.text), question=tidy(item.question))
+        out.append(decision_of(tidied, paths, language, facts=key not in described))
+        described.add(key)
+    out = _with_results(out, measured_results(ctx, sig), tidy, language)
+    check = Contradiction(ctx)
+    return [d for d in out if not check(d)]
+
+
+def _with_results(decisions: list[Decision], results: Sequence[Passage], tidy: QuoteTidier,
+                  language: str) -> list[Decision]:
+    """The authors' strongest measurement, as support for the decision on the definition it is about."""
+    if not decisions or not results:
+        return decisions
+    best = results[0]
+    at = next((i for i, d in enumerate(decisions) if best.anchor.reference in d.references), 0)
+    d = decisions[at]
+    extra = phrase(language, "p_reports", quote=tidy(brief(best.text, 200)))
+    return [*decisions[:at], d.model_copy(update={"explanation": (d.explanation + extra)[:900]}), *decisions[at + 1:]]
+
+
+class Contradiction:
+    """A design point quoting code the diff removes and does not add back is contradicted by the
+    added lines (a guard widened is not a guard that is still there as it was)."""
+
+    _SPAN = re.compile(r"`([^`\n]{8,200})`|“([^”]{8,400})”")
+
+    def __init__(self, ctx: PRContext) -> None:
+        removed: list[str] = []
+        kept: list[str] = []
+        for f in ctx.files:
+            for raw in (f.patch or "").split("\n"):
+                if raw.startswith("-") and not raw.startswith("---"):
+                    removed.append(" ".join(raw[1:].split()))
+                elif raw[:1] in ("+", " ") and not raw.startswith("+++"):
+                    kept.append(" ".join(raw[1:].split()))
+        self.removed = "\n".join(removed)
+        self.kept = "\n".join(kept)
+
+    def __call__(self, decision: Decision) -> bool:
+        for m in self._SPAN.finditer(decision.title + " " + decision.explanation):
+            text = " ".join((m.group(1) or m.group(2)).rstrip("…").split())
+            if len(text) >= 8 and text in self.removed and text not in self.kept:
+                return True
+        return False
 
 
 def skip_points(sig: Signals, language: str) -> list[Decision]:
@@ -188,21 +269,27 @@ def skip_points(sig: Signals, language: str) -> list[Decision]:
 
 
 def start_reading(sig: Signals) -> list[str]:
-    """The centre of the PR, then its test, then the next central definitions in other files."""
+    """The centre of the PR, then its test, then the next central definitions (two per file at most);
+    with no definitions, the readable files; with none of those, the files that change (a skip still
+    says what it is about)."""
     out: list[str] = []
-    files_named: set[str] = set()
-    for r in sig.centre[:8]:
-        if len(out) >= 4:
+    per_file: Counter[str] = Counter()
+    for r in sig.centre[:16]:
+        if len(out) >= MAX_START:
             break
-        if r.definition.path in files_named and out:
+        path = r.definition.path
+        if per_file[path] >= MAX_START_PER_FILE:
             continue
         out.append(r.reference)
-        files_named.add(r.definition.path)
+        per_file[path] += 1
         test = r.tests[0] if r.tests else ""
-        if test and test not in out and len(out) < 4 and not any("test" in x.split("::")[0] for x in out):
+        if test and test not in out and len(out) < MAX_START and not any("test" in x.split("::")[0] for x in out):
             out.append(test)
     if out:
         return [x[:200] for x in out]
     readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED
                 and f.change.additions > 0]
-    return [f.change.path[:200] for f in readable[:4]]
+    if readable:
+        return [f.change.path[:200] for f in readable[:4]]
+    changed = sorted(sig.ranked, key=lambda f: -(f.change.additions + f.change.deletions))
+    return [f.change.path[:200] for f in changed[:2]]

@@ -1,0 +1,330 @@
+"""Design points the diff itself states, for when the authors' words are few (a diff and a commit title).
+
+A decision in code has a few shapes that read the same in any language and repository:
+
+- a **replaced condition**: `if old:` became `if new:` (or a check `CHECK(old)` became `CHECK(new)`),
+  so the code under it now runs, or is refused, on another property;
+- a **gate**: a new function whose name says it decides whether something may be used
+  (`can_use_*`, `supports_*`, `*_supported`, `*_unsupported_reason`, `validate_*`), and the cases it refuses;
+- an **interface**: a new abstract class, trait or protocol that other changed files build on;
+- **shared code beside new code**: when most of the added code sits in new files (a model, a backend,
+  a plugin), the edits to existing files are what a reader outside the new code must see.
+
+Each point names the definition it is in; its words are the code's own (no paraphrase).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...models import Decision, FileStatus, PRContext
+from .centre import RankedDefinition
+from .signals import CODE_KINDS, Signals
+from .wording import code_names, phrase
+
+_IF = re.compile(r"^\s*(?:\}\s*)?(?P<kw>if|elif|else\s+if|while|unless)\b\s*(?P<cond>.+?)\s*(?::|\{|;?\s*then|do)?\s*$")
+_CHECK = re.compile(r"^\s*(?P<kw>assert|(?:STD_)?TORCH_CHECK\w*|CHECK\w*|debug_assert\w*!?|assert\w*!|"
+                    r"TORCH_INTERNAL_ASSERT)\s*\(?(?P<cond>.+?)\)?\s*;?\s*$")
+_BOOL_ASSIGN = re.compile(r"^\s*(?:(?:let|const|auto|bool|var)\s+)?(?P<kw>[\w.]+)\s*(?::\s*bool\s*)?=(?!=)\s*"
+                          r"(?P<cond>.*(?:\band\b|\bor\b|&&|\|\||==|!=|\bnot\b|\bis\b|\bin\b|[<>]=?).*?)\s*;?\s*$")
+_GATE_NAME = re.compile(r"^_*(?:can_\w+|supports?_\w+|\w*_supported|is_supported\w*|\w*unsupported_reason\w*"
+                        r"|\w*_is_supported|should_use_\w+|use_\w+_if_\w+|validate\w*|check_\w*supported\w*)$",
+                        re.IGNORECASE)
+_REFUSES = re.compile(r"^\s*(?:return\s+(?:False|false|None|\"|'|f\"|f')|raise\b|throw\b|bail!|return\s+Err)")
+_WS = re.compile(r"\s+")
+# Code no other reader builds on: benchmarks, examples, scripts.
+_NOT_SHARED = re.compile(r"(?:^|/)(?:benchmarks?|examples?|scripts?|tools|docs?)/")
+MAX_CODE_LEN = 90  # a condition longer than this is shown cut (the file holds the rest)
+NEW_CODE_MAJORITY = 0.5  # "most of the added code" in new files: more than half
+
+
+@dataclass(frozen=True)
+class CodePoint:
+    """A decision the diff states, the definition it is in and how strongly it stands out."""
+
+    decision: Decision
+    anchor: RankedDefinition
+    weight: float
+
+
+def _code(text: str) -> str:
+    text = _WS.sub(" ", text.strip()).replace("`", "'")
+    return text if len(text) <= MAX_CODE_LEN else text[: MAX_CODE_LEN - 1] + "…"
+
+
+def _shape(line: str) -> tuple[str, str] | None:
+    """(what kind of condition, the condition) of one line of code, or None."""
+    stripped = line.strip()
+    if stripped.startswith(("#", "//", "/*", "*")):
+        return None
+    for pattern in (_IF, _CHECK, _BOOL_ASSIGN):
+        m = pattern.match(line)
+        if m and len(m.group("cond").strip("() ")) >= 3:
+            kw = _WS.sub(" ", m.group("kw"))
+            return ("if" if kw in ("if", "elif", "else if") else kw), m.group("cond").strip()
+    return None
+
+
+@dataclass(frozen=True)
+class Replacement:
+    path: str
+    kind: str
+    old: str
+    new: str
+    new_line: str  # the added line as written
+    body: str  # the first line the condition guards (new side), or ""
+
+
+def replacements(patch: str, path: str) -> list[Replacement]:
+    """Conditions a hunk replaces: a run of removed lines followed by added lines, paired by shape."""
+    out: list[Replacement] = []
+    lines = patch.split("\n")
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("-") or lines[i].startswith("---"):
+            i += 1
+            continue
+        removed: list[str] = []
+        while i < len(lines) and lines[i].startswith("-") and not lines[i].startswith("---"):
+            removed.append(lines[i][1:])
+            i += 1
+        start = i
+        while i < len(lines) and lines[i].startswith("+") and not lines[i].startswith("+++"):
+            i += 1
+        added = lines[start:i]
+        old_shapes = [s for s in map(_shape, removed) if s]
+        for j, raw in enumerate(added):
+            new = _shape(raw[1:])
+            if new is None:
+                continue
+            old = next((o for o in old_shapes if o[0] == new[0] and o[1] != new[1]), None)
+            if old is None:
+                continue
+            old_shapes.remove(old)
+            out.append(Replacement(path, new[0], old[1], new[1], raw[1:], _guarded(raw[1:], lines, start + j + 1)))
+    return out
+
+
+def _guarded(condition_line: str, lines: Sequence[str], after: int) -> str:
+    """The first new-side line below a condition that is indented deeper: what it guards."""
+    depth = len(condition_line) - len(condition_line.lstrip())
+    for raw in lines[after: after + 6]:
+        if not raw or raw[0] not in " +":
+            return ""
+        text = raw[1:]
+        if not text.strip():
+            continue
+        if len(text) - len(text.lstrip()) > depth and not text.strip().startswith(("#", "//")):
+            return text.strip()
+        return ""
+    return ""
+
+
+def _anchor_of(line: str, path: str, centre: Sequence[RankedDefinition]) -> RankedDefinition | None:
+    return next((r for r in centre if r.definition.path == path and line in r.definition.added_code), None)
+
+
+def condition_points(ctx: PRContext, sig: Signals, language: str) -> list[CodePoint]:
+    """Replaced conditions and checks in the PR's code, each in the definition that holds it."""
+    kinds = {f.change.path: f.kind for f in sig.ranked}
+    out: list[CodePoint] = []
+    for change in ctx.files:
+        if kinds.get(change.path) not in CODE_KINDS or not change.patch:
+            continue
+        for rep in replacements(change.patch, change.path):
+            anchor = _anchor_of(rep.new_line, change.path, sig.centre)
+            if anchor is None:
+                continue
+            d = anchor.definition
+            values = {"name": d.qualname, "file": file_label(d.path, sig), "new": _code(rep.new),
+                      "old": _code(rep.old), "body": _code(rep.body)}
+            if rep.kind == "if" or rep.kind in ("while", "unless"):
+                key = "c_condition_body" if rep.body else "c_condition"
+            elif rep.kind.isidentifier() and rep.kind[0].islower() and rep.kind != "assert":
+                key, values["target"] = "c_assignment", rep.kind
+            else:
+                key = "c_check"
+            title = phrase(language, key + "_title", **values)
+            explanation = phrase(language, key, **values)
+            out.append(CodePoint(Decision(title=title[:160], explanation=explanation[:900],
+                                          references=list(dict.fromkeys([d.path, anchor.reference]))),
+                                 anchor, weight=6.0 + max(0.0, 3.0 - sig.centre.index(anchor) * 0.5)))
+    # one point per definition: its first replaced condition
+    seen: set[str] = set()
+    kept = []
+    for p in sorted(out, key=lambda p: -p.weight):
+        if p.anchor.reference not in seen:
+            kept.append(p)
+            seen.add(p.anchor.reference)
+    return kept
+
+
+def gate_points(sig: Signals, language: str) -> list[CodePoint]:
+    """New functions that decide whether something may be used, with the cases they refuse."""
+    out: list[CodePoint] = []
+    for index, r in enumerate(sig.centre[:40]):
+        d = r.definition
+        if not d.new or d.is_type or not _GATE_NAME.match(d.name):
+            continue
+        refusals = []
+        code = d.added_code
+        for i, line in enumerate(code[1:], 1):
+            if _REFUSES.match(line):
+                shape = _shape(code[i - 1])
+                if shape and shape[0] == "if":
+                    refusals.append(_code(shape[1]))
+        callers = [file_label(p, sig) for p in r.caller_files]
+        values = {"name": d.qualname, "file": file_label(d.path, sig),
+                  "cases": code_names(refusals, 3, language), "callers": code_names(callers, 3, language)}
+        key = "c_gate_refuses" if refusals else "c_gate"
+        explanation = phrase(language, key, **values)
+        if callers:
+            explanation += phrase(language, "c_gate_callers", **values)
+        out.append(CodePoint(Decision(title=phrase(language, "c_gate_title", **values)[:160],
+                                      explanation=explanation[:900],
+                                      references=list(dict.fromkeys([d.path, r.reference, *r.tests[:1]]))),
+                             r, weight=7.0 + max(0.0, 3.0 - index * 0.3)))
+    return out[:2]
+
+
+_TYPE_HEAD = re.compile(r"^(?P<indent>\s*)(?:pub(?:\([^)]*\))?\s+|export\s+)*(?P<kind>class|struct|trait|interface)\s+"
+                        r"(?P<name>\w+)(?P<rest>.*)$")
+_ABSTRACT_BASE = re.compile(r"\b(?:ABC|ABCMeta|Protocol)\b")
+_ABSTRACT_MEMBER = re.compile(r"^\s*@(?:abc\.)?abstract\w*|\bvirtual\b[^;]*=\s*0\s*;|\bpure virtual\b")
+
+
+def abstract_types(patch: str) -> tuple[set[str], set[str]]:
+    """Types the new side of a patch shows to be abstract (a trait or interface, a class deriving from
+    ABC / Protocol, or one with an abstract or pure virtual member in view), and those it adds an
+    abstract member to."""
+    found: set[str] = set()
+    grown: set[str] = set()
+    open_types: list[tuple[int, str]] = []
+    for raw in patch.split("\n"):
+        if raw.startswith("@@"):  # a hunk starts inside the type git names in its header
+            context = raw.split("@@", 2)[-1].lstrip(" ")
+            head = _TYPE_HEAD.match(context)
+            open_types = [(len(context) - len(context.lstrip()), head.group("name"))] if head else []
+            if head and (head.group("kind") in ("trait", "interface") or _ABSTRACT_BASE.search(head.group("rest"))):
+                found.add(head.group("name"))
+            continue
+        if not raw or raw[0] not in " +" or raw.startswith("+++"):
+            continue
+        line = raw[1:]
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        while open_types and open_types[-1][0] >= indent and not line.lstrip().startswith(("@", "}", ")")):
+            open_types.pop()
+        head = _TYPE_HEAD.match(line)
+        if head:
+            if head.group("kind") in ("trait", "interface") or _ABSTRACT_BASE.search(head.group("rest")):
+                found.add(head.group("name"))
+            open_types.append((indent, head.group("name")))
+        elif open_types and _ABSTRACT_MEMBER.search(line):
+            found.add(open_types[-1][1])
+            if raw[0] == "+":
+                grown.add(open_types[-1][1])
+    return found, grown
+
+
+def interface_points(ctx: PRContext, sig: Signals, language: str) -> list[CodePoint]:
+    """New abstract types, the interface the rest of the PR builds on (most used first)."""
+    out: list[CodePoint] = []
+    for change in ctx.files:
+        if change.path not in sig.abstractions or not change.patch:
+            continue
+        abstract, grown = abstract_types(change.patch)
+        types = [r for r in sig.centre if r.definition.path == change.path and r.definition.is_type
+                 and (r.definition.new and r.definition.name in abstract or r.definition.name in grown)]
+        if not types:
+            continue
+        r = max(types, key=lambda x: (len(x.caller_files), x.score))
+        d = r.definition
+        values = {"name": d.qualname, "file": file_label(d.path, sig), "n": len(r.caller_files)}
+        key = "c_interface_used" if r.caller_files else "c_interface"
+        title = "c_interface_title" if d.new else "c_interface_grows_title"
+        out.append(CodePoint(Decision(title=phrase(language, title, **values)[:160],
+                                      explanation=phrase(language, key, **values)[:900],
+                                      references=list(dict.fromkeys([d.path, r.reference, *r.tests[:1]]))),
+                             r, weight=8.0 + min(len(r.caller_files), 6)))
+    out.sort(key=lambda p: -p.weight)
+    return out[:2]
+
+
+def own_files(ctx: PRContext, sig: Signals) -> set[str]:
+    """The new code's own files: the new files that carry its name. Its names are the first component of
+    each new package, and the largest new code file's name, that no other existing code path uses
+    (`kimi_k3` of `vllm/models/kimi_k3/`; `vllm` and `models` are everybody's)."""
+    kinds = {f.change.path: f.kind for f in sig.ranked}
+    added = [f for f in ctx.files if f.status is FileStatus.ADDED]
+    home = _common_dir(list(sig.new_packages))
+    taken = {part for f in ctx.files if f.status is not FileStatus.ADDED and kinds.get(f.path) in CODE_KINDS
+             and not (home and f.path.startswith(home + "/")) for part in _parts(f.path)}
+    names = [next((x for x in package.split("/") if x not in taken and len(x) >= 4), "") for package in sig.new_packages]
+    loose = [f for f in added if kinds.get(f.path) in CODE_KINDS
+             and not any(f.path.startswith(p + "/") for p in sig.new_packages)]
+    if loose:
+        stem = _parts(max(loose, key=lambda f: f.additions).path)[-1]
+        names.append(stem if stem not in taken and len(stem) >= 4 else "")
+    names = [n for n in names if n]
+    return {f.path for f in added if any(f.path.startswith(p + "/") for p in sig.new_packages)
+            or any(n in f.path for n in names)}
+
+
+def _common_dir(paths: list[str]) -> str:
+    if not paths:
+        return ""
+    parts = paths[0].split("/")
+    for other in paths[1:]:
+        o = other.split("/")
+        n = 0
+        while n < min(len(parts), len(o)) and parts[n] == o[n]:
+            n += 1
+        parts = parts[:n]
+    return "/".join(parts)
+
+
+def file_label(path: str, sig: Signals) -> str:
+    """The file name when it is unique among the changed files, else the whole path."""
+    name = path.rsplit("/", 1)[-1]
+    return name if sum(1 for f in sig.ranked if f.change.path.rsplit("/", 1)[-1] == name) == 1 else path
+
+
+def _parts(path: str) -> list[str]:
+    """A path's directories and its file name without the extension."""
+    parts = path.split("/")
+    return [*parts[:-1], parts[-1].split(".", 1)[0]]
+
+
+def shared_points(ctx: PRContext, sig: Signals, language: str) -> list[CodePoint]:
+    """When most added code is in new files: the existing (and new shared) code it changes beside them."""
+    kinds = {f.change.path: f.kind for f in sig.ranked}
+    code = [f for f in ctx.files if kinds.get(f.path) in CODE_KINDS]
+    own = own_files(ctx, sig)
+    total = sum(f.additions for f in code)
+    own_code = [f for f in code if f.path in own]
+    if len(own_code) < 2 or sum(f.additions for f in own_code) <= NEW_CODE_MAJORITY * total:
+        return []
+    shared = [f for f in code if f.path not in own and not _NOT_SHARED.search(f.path)]
+    best: dict[str, RankedDefinition] = {}
+    for r in sig.centre:
+        best.setdefault(r.definition.path, r)
+    rank = {r.definition.path: i for i, r in enumerate(best.values())}
+    # the shared pieces it introduces first (a new runner, a new common header), then the existing code it edits
+    shared.sort(key=lambda f: (f.status is not FileStatus.ADDED, rank.get(f.path, len(rank)), -f.additions))
+    picked = shared[:4]
+    if not picked:
+        return []
+    files = [file_label(f.path, sig) for f in picked]
+    names = [best[f.path].definition.qualname for f in picked if f.path in best]
+    refs = [x for f in picked for x in ((f.path, best[f.path].reference) if f.path in best else (f.path,))]
+    values = {"files": code_names(files, 4, language), "names": code_names(names, 4, language) or "—",
+              "n": len(shared)}
+    decision = Decision(title=phrase(language, "c_shared_title", **values)[:160],
+                        explanation=phrase(language, "c_shared", **values)[:900],
+                        references=list(dict.fromkeys(refs))[:8])
+    anchor = best.get(picked[0].path) or (sig.centre[0] if sig.centre else None)
+    return [CodePoint(decision, anchor, weight=20.0)] if anchor is not None else []

@@ -1,0 +1,188 @@
+"""Design points for PRs of one kind, where what is worth knowing is not a code decision.
+
+- A **docs PR** says what the page explains: the headings it adds and the rule it states (a sentence
+  with "must", "should", "never", "only" ... in the added text), and the figures added beside it.
+- A **tests-only PR** names its technique: the fixtures it adds (and their scope), what it is
+  parametrised over, the oracle it compares against (a reference implementation, `assert_close`),
+  the stand-ins it uses (monkeypatch, mocks), each tied to the tests that use it.
+
+Everything quoted is added text of the PR.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ...models import Decision, FileChange, FileStatus, PRContext
+from ...pack.classify import FileKind
+from .signals import MECHANICAL_KINDS, Signals
+from .wording import code_names, phrase
+
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>[^#].*?)\s*#*\s*$")
+_RST_RULE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
+_RULE_WORDS = re.compile(r"\b(?:must|should|never|always|only|do not|don't|required|recommended|avoid|prefer"
+                         r"|instead of|rather than|make sure|note that|important)\b", re.IGNORECASE)
+_MARKUP = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[([^\]]*)\]\([^)]*\)|<[^>]+>|[*_]{1,2}(?=\w)|(?<=\w)[*_]{1,2}")
+_DOC_EXT = re.compile(r"\.(?:md|markdown|rst|txt|adoc)$", re.IGNORECASE)
+_ASSET_EXT = re.compile(r"\.(?:png|svg|jpe?g|gif|webp)$", re.IGNORECASE)
+
+_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)|^\s*class\s+(\w+)")
+_FIXTURE = re.compile(r"^\s*@pytest\.fixture\b(?:\((?P<args>.*)\))?")
+_SCOPE = re.compile(r"scope\s*=\s*[\"'](\w+)[\"']")
+_PARAMETRIZE = re.compile(r"^\s*@pytest\.mark\.parametrize\(\s*[\"']([^\"']+)[\"']")
+_ORACLE = re.compile(r"\b(?:torch\.testing\.assert_close|assert_close|torch\.allclose|np\.testing\.assert_\w+"
+                     r"|assert_allclose|torch\.equal)\b|\b(\w*(?:ref|reference|naive|golden|baseline)\w*)\s*\(",
+                     re.IGNORECASE)
+_STAND_IN = re.compile(r"\b(monkeypatch\.setattr|monkeypatch\.setenv|mock\.patch\w*|patch\.object|patch\(|MagicMock"
+                       r"|SimpleNamespace|create_autospec)\b")
+MAX_NAMES = 3
+
+
+def kind_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision] | None:
+    """The design points of a docs-only or tests-only PR, or None for any other PR."""
+    readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED]
+    if readable and all(f.kind is FileKind.DOCS for f in readable):
+        return docs_points(ctx, language)
+    tests = [f for f in readable if f.kind is FileKind.TEST]
+    if tests and all(f.kind in (FileKind.TEST, FileKind.CONFIG) for f in readable):
+        return test_points([f.change for f in tests], language)
+    return None
+
+
+def _added(change: FileChange) -> Iterator[str]:
+    for raw in (change.patch or "").split("\n"):
+        if raw.startswith("+") and not raw.startswith("+++"):
+            yield raw[1:]
+
+
+def _plain(text: str) -> str:
+    return " ".join(_MARKUP.sub(lambda m: m.group(1) or "", text).replace("`", "").split())
+
+
+def headings(change: FileChange) -> list[str]:
+    """Headings among the added lines: `# Markdown` ones and RST titles underlined by a rule."""
+    lines = list(_added(change))
+    found = []
+    for i, line in enumerate(lines):
+        m = _MD_HEADING.match(line)
+        if m and not change.path.lower().endswith(".rst"):
+            found.append(_plain(m.group("text")))
+        elif _RST_RULE.match(line) and i and lines[i - 1].strip() and not _RST_RULE.match(lines[i - 1]):
+            found.append(_plain(lines[i - 1]))
+    return [h for h in dict.fromkeys(found) if 2 <= len(h) <= 100]
+
+
+def stated_rule(change: FileChange) -> str:
+    """The added sentence that states a rule most plainly (normative words, a reasonable length)."""
+    text = " ".join(line.strip() for line in _added(change) if line.strip() and not _MD_HEADING.match(line)
+                    and not line.strip().startswith(("```", "|", "<", "!", ".. ")))
+    best, score = "", 0
+    for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z`])", _plain(text)):
+        words = len(sentence.split())
+        if not 6 <= words <= 45:
+            continue
+        hits = len(_RULE_WORDS.findall(sentence))
+        if hits > score:
+            best, score = sentence, hits
+    return best
+
+
+def docs_points(ctx: PRContext, language: str) -> list[Decision]:
+    docs = sorted((f for f in ctx.files if _DOC_EXT.search(f.path) and f.additions),
+                  key=lambda f: -f.additions)[:2]
+    assets = [f.path for f in ctx.files if _ASSET_EXT.search(f.path) and f.status is FileStatus.ADDED][:2]
+    out = []
+    for change in docs:
+        found = headings(change)
+        rule = stated_rule(change)
+        if not found and not rule:
+            continue
+        file = change.path.rsplit("/", 1)[-1]
+        values = {"file": file, "headings": "、".join(f"“{h}”" for h in found[:MAX_NAMES]) if language == "zh-CN"
+                  else ", ".join(f"“{h}”" for h in found[:MAX_NAMES]), "rule": rule.rstrip("."), "first": found[0] if found else ""}
+        # the rule it states says more than its headings (which often repeat the PR's title)
+        title = phrase(language, "k_docs_rule_title", **values) if rule else phrase(language, "k_docs_title", **values)
+        explanation = phrase(language, "k_docs", **values) if found else phrase(language, "k_docs_rule", **values)
+        references = [change.path, *(assets if not out else [])]
+        out.append(Decision(title=title[:160], explanation=explanation.strip()[:900], references=references[:8]))
+    return out
+
+
+@dataclass
+class _TestDef:
+    path: str
+    name: str
+    signature: str
+    marks: list[str] = field(default_factory=list)
+    body: list[str] = field(default_factory=list)
+
+
+def _test_definitions(change: FileChange) -> list[_TestDef]:
+    """The definitions whose definition line is added, with the decorators above them and their added body."""
+    out: list[_TestDef] = []
+    marks: list[str] = []
+    current: _TestDef | None = None
+    for raw in (change.patch or "").split("\n"):
+        if not raw or raw[0] not in " +" or raw.startswith("+++"):
+            continue
+        line, added = raw[1:], raw[0] == "+"
+        stripped = line.strip()
+        if stripped.startswith("@"):
+            marks.append(stripped)
+            continue
+        m = _DEF.match(line)
+        if m:
+            current = _TestDef(change.path, m.group(1) or m.group(2), line, marks) if added else None
+            if current is not None:
+                out.append(current)
+            marks = []
+            continue
+        if stripped and not line.startswith((" ", "\t")):
+            current = None  # module level again
+        if marks and not stripped.startswith(("@", ")", "]", "(", "'", '"', "#")) and stripped:
+            marks = [] if not line.startswith((" ", "\t")) else marks
+        if current is not None and added:
+            current.body.append(line)
+    return out
+
+
+def test_points(changes: list[FileChange], language: str) -> list[Decision]:
+    defs = [d for c in changes for d in _test_definitions(c)]
+    out: list[Decision] = []
+    fixtures = [(d, _FIXTURE.match(m)) for d in defs for m in d.marks if _FIXTURE.match(m)]
+    if fixtures:
+        names = [d.name for d, _ in fixtures]
+        scopes = [s.group(1) for _, m in fixtures if m and m.group("args") and (s := _SCOPE.search(m.group("args")))]
+        users = [d for d in defs if d.name not in names and any(re.search(rf"\b{n}\b", d.signature) for n in names)]
+        key = "k_fixture_scoped" if scopes else "k_fixture"
+        values = {"names": code_names(names, MAX_NAMES, language), "scope": scopes[0] if scopes else "",
+                  "file": fixtures[0][0].path.rsplit("/", 1)[-1]}
+        out.append(_point(language, key, values, [d for d, _ in fixtures][:2] + users[:1]))
+    params = [(d, m.group(1)) for d in defs for mark in d.marks if (m := _PARAMETRIZE.match(mark))]
+    if params:
+        axes = list(dict.fromkeys(a.strip() for _, p in params for a in p.split(",") if a.strip()))
+        values = {"axes": code_names(axes, 4, language), "names": code_names([d.name for d, _ in params], 2, language),
+                  "file": params[0][0].path.rsplit("/", 1)[-1]}
+        out.append(_point(language, "k_parametrize", values, [d for d, _ in params][:2]))
+    oracles = [(d, m) for d in defs for line in d.body for m in [_ORACLE.search(line)] if m]
+    if oracles:
+        d, m = oracles[0]
+        oracle = m.group(1) or m.group(0)
+        values = {"oracle": oracle, "names": code_names(list(dict.fromkeys(x.name for x, _ in oracles)), 2, language),
+                  "file": d.path.rsplit("/", 1)[-1]}
+        out.append(_point(language, "k_oracle", values, list(dict.fromkeys(x for x, _ in oracles))[:2]))
+    stand_ins = [(d, m.group(1)) for d in defs for line in d.body for m in [_STAND_IN.search(line)] if m]
+    if stand_ins and len(out) < 3:
+        d, what = stand_ins[0]
+        values = {"what": what.rstrip("("), "names": code_names(list(dict.fromkeys(x.name for x, _ in stand_ins)), 2,
+                                                                language), "file": d.path.rsplit("/", 1)[-1]}
+        out.append(_point(language, "k_stand_in", values, list(dict.fromkeys(x for x, _ in stand_ins))[:2]))
+    return out[:3]
+
+
+def _point(language: str, key: str, values: dict[str, object], defs: list[_TestDef]) -> Decision:
+    refs = list(dict.fromkeys(x for d in defs for x in (d.path, f"{d.path}::{d.name}")))
+    return Decision(title=phrase(language, key + "_title", **values)[:160],
+                    explanation=phrase(language, key, **values)[:900], references=refs[:8])
