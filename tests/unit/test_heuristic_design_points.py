@@ -5,7 +5,8 @@
 - it is not the title restated;
 - it is not a measured result (numbers before and after, a benchmark line);
 - no line it quotes is contradicted by the diff: a quoted piece of code the diff removes and does not
-  add back is not what the code says any more.
+  add back is not what the code says any more;
+- what it quotes is the PR's own words, and it says something in words (not a list of names).
 
 The checks are written here, apart from the product's own filters, so that they judge the output.
 The fixtures carry only the diff and the commit message; they skip cleanly where ../shared is absent.
@@ -97,14 +98,42 @@ def _names_a_definition(d: Decision, new: dict[str, list[str]]) -> bool:
 def _restates_title(d: Decision, title: str) -> bool:
     words = set(_WORD.findall(_SPAN.sub(" ", d.title).lower()))
     told = set(_WORD.findall(title.lower()))
-    return "title announces" in d.title or "标题所说" in d.title or (len(words) >= 2 and len(words & told) >= 0.8 * len(words))
+    return "title announces" in d.title or "标题所说" in d.title or (
+        len(words) >= 2 and len(words & told) >= 0.8 * len(words))
 
 
 def _contradicted(d: Decision, removed: str, kept: str) -> list[str]:
+    """Quoted lines of code (not a bare name: an issue may well name the old code it diagnoses)."""
     text = d.title + " " + d.explanation
-    pieces = [*_SPAN.findall(text), *_QUOTE.findall(text)]
+    pieces = [p for p in [*_SPAN.findall(text), *_QUOTE.findall(text)] if re.search(r"[\s(=<>!]", p.strip())]
     return [p for p in pieces if len(p.rstrip("…")) >= 8 and " ".join(p.rstrip("…").split()) in removed
             and " ".join(p.rstrip("…").split()) not in kept]
+
+
+_COMMENT_MARK = re.compile(r"^\s*(?:#+|//+!?|/\*+|\*+/?|\"\"\"|''')\s*")
+
+
+def _source_words(ctx: PRContext) -> str:
+    """Every word of the PR's own text and of its code, comment markers removed, as one spaced string."""
+    lines = [ctx.title, ctx.body, *(c.message for c in ctx.commits), *(i.body for i in ctx.linked_issues),
+             *(c.body for c in ctx.comments), *(r.body for r in ctx.reviews),
+             *(c.body for t in ctx.threads for c in t.comments)]
+    for f in ctx.files:
+        for raw in (f.patch or "").split("\n"):
+            if raw[:1] in ("+", "-", " "):
+                lines.append(_COMMENT_MARK.sub("", raw[1:]))
+    return " " + " ".join(w for line in lines for w in _WORD.findall(line.lower())) + " "
+
+
+def _found(quote: str, source: str) -> bool:
+    """A quote is the PR's own words: its words, in order, are in the PR's text."""
+    words = _WORD.findall(quote.rstrip("…").lower())
+    return not words or " " + " ".join(words) + " " in source
+
+
+def _prose_words(decision: Decision) -> int:
+    text = _SPAN.sub(" ", decision.title + " " + decision.explanation)
+    return len(re.findall(r"[A-Za-z]{2,}", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) // 2
 
 
 def _points(language: str) -> Iterator[tuple[str, PRContext, Decision]]:
@@ -119,6 +148,7 @@ def test_every_design_point_is_a_decision_in_the_diff(language: str) -> None:
     failures = []
     points = 0
     cache: dict[str, tuple[dict[str, list[str]], str, str]] = {}
+    sources: dict[str, str] = {}
     for name, ctx, d in _points(language):
         points += 1
         new, removed, kept = cache.setdefault(name, _sides(ctx))
@@ -131,6 +161,11 @@ def test_every_design_point_is_a_decision_in_the_diff(language: str) -> None:
             failures.append((name, "is a measured result", d.title))
         if bad := _contradicted(d, removed, kept):
             failures.append((name, "quotes what the diff removed", d.title, bad))
+        source = sources.setdefault(name, _source_words(ctx))
+        if invented := [q for q in _QUOTE.findall(d.explanation) if not _found(q, source)]:  # noqa: B023
+            failures.append((name, "quotes words that are not the PR's", invented))
+        if _prose_words(d) < 6:
+            failures.append((name, "is a list of names, not a sentence", d.title, d.explanation))
     assert not failures, "\n".join(map(str, failures))
     assert points >= 40  # most PRs do get design points
 

@@ -84,7 +84,8 @@ class Passage:
 
 
 _BENCHMARK = re.compile(r"benchmark|throughput|latency|speed-?up|\bTTFT\b|\bTPOT\b|\bITL\b|tok/s|tokens?/s|req/s"
-                        r"|\bQPS\b|hit rate|accuracy|\bp\d\d\b|faster|slower|memory (?:use|usage|saving)", re.IGNORECASE)
+                        r"|\bQPS\b|hit rate|accuracy|\bp\d\d\b|faster|slower|memory (?:use|usage|saving)",
+                        re.IGNORECASE)
 
 
 _BEFORE_AFTER = re.compile(r"\d[\d,.]*\s?[%a-zA-Z/]{0,6}\s?(?:->|→)\s?\d"

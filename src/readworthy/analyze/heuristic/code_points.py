@@ -61,10 +61,20 @@ def _shape(line: str) -> tuple[str, str] | None:
         return None
     for pattern in (_IF, _CHECK, _BOOL_ASSIGN):
         m = pattern.match(line)
-        if m and len(m.group("cond").strip("() ")) >= 3:
+        # a condition that goes on over the next lines (`if (a and`) is not one to quote
+        if m and len(m.group("cond").strip("() ")) >= 3 and _balanced(m.group("cond")):
             kw = _WS.sub(" ", m.group("kw"))
             return ("if" if kw in ("if", "elif", "else if") else kw), m.group("cond").strip()
     return None
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for c in text:
+        depth += (c in "([{") - (c in ")]}")
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 @dataclass(frozen=True)
@@ -116,7 +126,8 @@ def _guarded(condition_line: str, lines: Sequence[str], after: int) -> str:
         text = raw[1:]
         if not text.strip():
             continue
-        if len(text) - len(text.lstrip()) > depth and not text.strip().startswith(("#", "//")):
+        if len(text) - len(text.lstrip()) > depth and not text.strip().startswith(("#", "//")) \
+                and _shape(text) is None and _balanced(text):
             return text.strip()
         return ""
     return ""
@@ -263,7 +274,8 @@ def own_files(ctx: PRContext, sig: Signals) -> set[str]:
     home = _common_dir(list(sig.new_packages))
     taken = {part for f in ctx.files if f.status is not FileStatus.ADDED and kinds.get(f.path) in CODE_KINDS
              and not (home and f.path.startswith(home + "/")) for part in _parts(f.path)}
-    names = [next((x for x in package.split("/") if x not in taken and len(x) >= 4), "") for package in sig.new_packages]
+    names = [next((x for x in package.split("/") if x not in taken and len(x) >= 4), "")
+             for package in sig.new_packages]
     loose = [f for f in added if kinds.get(f.path) in CODE_KINDS
              and not any(f.path.startswith(p + "/") for p in sig.new_packages)]
     if loose:

@@ -22,9 +22,9 @@ from .authors import (
     brief,
     code_passages,
     description_passages,
+    is_measurement,
     issue_passages,
     review_passages,
-    is_measurement,
     split_lead,
 )
 from .centre import RankedDefinition
@@ -253,7 +253,8 @@ class Contradiction:
     def __call__(self, decision: Decision) -> bool:
         for m in self._SPAN.finditer(decision.title + " " + decision.explanation):
             text = " ".join((m.group(1) or m.group(2)).rstrip("…").split())
-            if len(text) >= 8 and text in self.removed and text not in self.kept:
+            # a line of code, not a bare name (an issue may name the old code it diagnoses)
+            if len(text) >= 8 and re.search(r"[\s(=<>!]", text) and text in self.removed and text not in self.kept:
                 return True
         return False
 
@@ -269,22 +270,21 @@ def skip_points(sig: Signals, language: str) -> list[Decision]:
 
 
 def start_reading(sig: Signals) -> list[str]:
-    """The centre of the PR, then its test, then the next central definitions (two per file at most);
-    with no definitions, the readable files; with none of those, the files that change (a skip still
-    says what it is about)."""
+    """The centre of the PR, then its test, then the next central definitions in other files, then
+    second definitions of the same files; with no definitions, the readable files; with none of
+    those, the files that change (a skip still says what it is about)."""
     out: list[str] = []
     per_file: Counter[str] = Counter()
-    for r in sig.centre[:16]:
-        if len(out) >= MAX_START:
-            break
-        path = r.definition.path
-        if per_file[path] >= MAX_START_PER_FILE:
-            continue
-        out.append(r.reference)
-        per_file[path] += 1
-        test = r.tests[0] if r.tests else ""
-        if test and test not in out and len(out) < MAX_START and not any("test" in x.split("::")[0] for x in out):
-            out.append(test)
+    for allowed in range(1, MAX_START_PER_FILE + 1):
+        for r in sig.centre[:16]:
+            path = r.definition.path
+            if len(out) >= MAX_START or per_file[path] >= allowed or r.reference in out:
+                continue
+            out.append(r.reference)
+            per_file[path] += 1
+            test = r.tests[0] if r.tests else ""
+            if test and test not in out and len(out) < MAX_START and not any("test" in x.split("::")[0] for x in out):
+                out.append(test)
     if out:
         return [x[:200] for x in out]
     readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from ...models import Decision, FileChange, FileStatus, PRContext
 from ...pack.classify import FileKind
 from .signals import MECHANICAL_KINDS, Signals
-from .wording import code_names, phrase
+from .wording import code_names, list_sep, phrase
 
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>[^#].*?)\s*#*\s*$")
 _RST_RULE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
@@ -93,15 +93,15 @@ def docs_points(ctx: PRContext, language: str) -> list[Decision]:
     docs = sorted((f for f in ctx.files if _DOC_EXT.search(f.path) and f.additions),
                   key=lambda f: -f.additions)[:2]
     assets = [f.path for f in ctx.files if _ASSET_EXT.search(f.path) and f.status is FileStatus.ADDED][:2]
-    out = []
+    out: list[Decision] = []
     for change in docs:
         found = headings(change)
         rule = stated_rule(change)
         if not found and not rule:
             continue
         file = change.path.rsplit("/", 1)[-1]
-        values = {"file": file, "headings": "、".join(f"“{h}”" for h in found[:MAX_NAMES]) if language == "zh-CN"
-                  else ", ".join(f"“{h}”" for h in found[:MAX_NAMES]), "rule": rule.rstrip("."), "first": found[0] if found else ""}
+        quoted = [f"“{h}”" for h in found[:MAX_NAMES]]
+        values = {"file": file, "headings": list_sep(language).join(quoted), "rule": rule.rstrip(".")}
         # the rule it states says more than its headings (which often repeat the PR's title)
         title = phrase(language, "k_docs_rule_title", **values) if rule else phrase(language, "k_docs_title", **values)
         explanation = phrase(language, "k_docs", **values) if found else phrase(language, "k_docs_rule", **values)
