@@ -5,7 +5,7 @@
 - it is not the title restated;
 - it is not a measured result (numbers before and after, a benchmark line);
 - no line it quotes is contradicted by the diff: a quoted piece of code the diff removes and does not
-  add back is not what the code says any more;
+  add back is not what the code says any more (unless it is shown struck through, as what was removed);
 - what it quotes is the PR's own words, and it says something in words (not a list of names).
 
 The checks are written here, apart from the product's own filters, so that they judge the output.
@@ -17,16 +17,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from conftest import VLLM_FIXTURES
 
 from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.gather.sample import load_sample
 from readworthy.models import Coverage, Decision, PRContext
 
-FOLDERS = (VLLM_FIXTURES, VLLM_FIXTURES.parent / "vllm2")
 _WORD = re.compile(r"\w+")
 _SPAN = re.compile(r"`([^`\n]+)`")
 _QUOTE = re.compile(r"“([^”]+)”")
@@ -41,11 +40,10 @@ _MEASURED = re.compile(r"\d[\d,.]*\s?[%a-zA-Z/]{0,6}\s?(?:->|→)\s?\d|\b(?:benc
                        re.IGNORECASE)
 
 
-def _fixtures() -> list[tuple[str, PRContext]]:
-    if not (VLLM_FIXTURES / "index.json").is_file():
-        pytest.skip(f"real vLLM fixtures not present at {VLLM_FIXTURES}")
+def _fixtures(vllm: Path) -> list[tuple[str, PRContext]]:
+    """Both development folders: ../shared/fixtures/vllm (the `vllm_fixtures` fixture) and vllm2 beside it."""
     out = []
-    for folder in FOLDERS:
+    for folder in (vllm, vllm.parent / "vllm2"):
         for line in (folder / "labels.jsonl").read_text(encoding="utf-8").splitlines():
             if line.strip():
                 number = json.loads(line)["pr"]
@@ -104,7 +102,7 @@ def _restates_title(d: Decision, title: str) -> bool:
 
 def _contradicted(d: Decision, removed: str, kept: str) -> list[str]:
     """Quoted lines of code (not a bare name: an issue may well name the old code it diagnoses)."""
-    text = d.title + " " + d.explanation
+    text = re.sub(r"~~`[^`\n]*`~~", " ", d.title + " " + d.explanation)  # struck through: shown as removed
     pieces = [p for p in [*_SPAN.findall(text), *_QUOTE.findall(text)] if re.search(r"[\s(=<>!]", p.strip())]
     return [p for p in pieces if len(p.rstrip("…")) >= 8 and " ".join(p.rstrip("…").split()) in removed
             and " ".join(p.rstrip("…").split()) not in kept]
@@ -136,20 +134,20 @@ def _prose_words(decision: Decision) -> int:
     return len(re.findall(r"[A-Za-z]{2,}", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) // 2
 
 
-def _points(language: str) -> Iterator[tuple[str, PRContext, Decision]]:
-    for name, ctx in [*_fixtures(), ("demo", load_sample())]:
+def _points(vllm: Path, language: str) -> Iterator[tuple[str, PRContext, Decision]]:
+    for name, ctx in [*_fixtures(vllm), ("demo", load_sample())]:
         for d in heuristic_digest(ctx, Coverage(), language).decisions:
             yield name, ctx, d
 
 
 @pytest.mark.vllm_fixtures
 @pytest.mark.parametrize("language", ["en", "zh-CN"])
-def test_every_design_point_is_a_decision_in_the_diff(language: str) -> None:
+def test_every_design_point_is_a_decision_in_the_diff(vllm_fixtures: Path, language: str) -> None:
     failures = []
     points = 0
     cache: dict[str, tuple[dict[str, list[str]], str, str]] = {}
     sources: dict[str, str] = {}
-    for name, ctx, d in _points(language):
+    for name, ctx, d in _points(vllm_fixtures, language):
         points += 1
         new, removed, kept = cache.setdefault(name, _sides(ctx))
         title = re.sub(r"^\s*(?:\[[^\]]*\]\s*)*|\s*\(#\d+\)\s*$", "", ctx.title)
@@ -171,8 +169,8 @@ def test_every_design_point_is_a_decision_in_the_diff(language: str) -> None:
 
 
 @pytest.mark.vllm_fixtures
-def test_the_fixtures_cover_both_development_folders() -> None:
-    names = [name for name, _ in _fixtures()]
+def test_the_fixtures_cover_both_development_folders(vllm_fixtures: Path) -> None:
+    names = [name for name, _ in _fixtures(vllm_fixtures)]
     assert len(names) == 62 and len(set(names)) == 62
 
 
@@ -196,6 +194,9 @@ def test_checks_catch_what_they_look_for() -> None:
     removed, kept = "STD_TORCH_CHECK(num_value_heads == 8 * num_key_heads)", "STD_TORCH_CHECK(ratio <= 8)"
     bad = Decision(title="Removes a guard", explanation="`STD_TORCH_CHECK(num_value_heads == 8 * num_key_heads)`")
     assert _contradicted(bad, removed, kept)
+    shown_as_removed = Decision(title="The check becomes `ratio <= 8`",
+                                explanation="It was ~~`STD_TORCH_CHECK(num_value_heads == 8 * num_key_heads)`~~.")
+    assert not _contradicted(shown_as_removed, removed, kept)
     new = {"a.py": ["def allocate(x):", "    return x"], "docs/page.md": ["# Reading the metrics"]}
     assert _names_a_definition(Decision(title="t", explanation="e", references=["a.py::allocate"]), new)
     assert not _names_a_definition(Decision(title="t", explanation="e", references=["a.py::other"]), new)

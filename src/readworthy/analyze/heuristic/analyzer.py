@@ -115,7 +115,7 @@ def heuristic_analysis(ctx: PRContext, coverage: Coverage, language: str,
         audience=audience(ctx, signals, language),
         decisions=design_points(ctx, signals, language) if verdict is not Verdict.SKIP
         else skip_points(signals, language),
-        start_reading=start_reading(signals),
+        start_reading=start_reading(signals, ctx.title),
         discussion=_clip(discussion_summary(signals, language), 900),
         linked_issue_findings=issue_findings(ctx, signals, language),
         open_items=open_items(ctx, signals, coverage, language),

@@ -61,11 +61,35 @@ def _shape(line: str) -> tuple[str, str] | None:
         return None
     for pattern in (_IF, _CHECK, _BOOL_ASSIGN):
         m = pattern.match(line)
+        if m is None:
+            continue
+        cond = m.group("cond").strip()
+        if pattern is _CHECK:  # `CHECK(cond, "message")`: the condition, not its message
+            cond = _first_argument(cond)
+        elif pattern is _IF and cond.startswith("(") and cond.endswith(")") and _balanced(cond[1:-1]):
+            cond = cond[1:-1].strip()  # `if (cond) {`
         # a condition that goes on over the next lines (`if (a and`) is not one to quote
-        if m and len(m.group("cond").strip("() ")) >= 3 and _balanced(m.group("cond")):
+        if len(cond.strip("() ")) >= 3 and _balanced(cond):
             kw = _WS.sub(" ", m.group("kw"))
-            return ("if" if kw in ("if", "elif", "else if") else kw), m.group("cond").strip()
+            return ("if" if kw in ("if", "elif", "else if") else kw), cond
     return None
+
+
+def _first_argument(text: str) -> str:
+    depth = 0
+    quote = ""
+    for i, c in enumerate(text):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            return text[:i].strip()
+    return text.strip().removesuffix(")").strip() if depth < 0 else text.strip()
 
 
 def _balanced(text: str) -> bool:
@@ -137,12 +161,12 @@ def _anchor_of(line: str, path: str, centre: Sequence[RankedDefinition]) -> Rank
     return next((r for r in centre if r.definition.path == path and line in r.definition.added_code), None)
 
 
-def condition_points(ctx: PRContext, sig: Signals, language: str) -> list[CodePoint]:
+def condition_points(sig: Signals, language: str) -> list[CodePoint]:
     """Replaced conditions and checks in the PR's code, each in the definition that holds it."""
-    kinds = {f.change.path: f.kind for f in sig.ranked}
     out: list[CodePoint] = []
-    for change in ctx.files:
-        if kinds.get(change.path) not in CODE_KINDS or not change.patch:
+    for facts in sig.ranked:
+        change = facts.change
+        if facts.kind not in CODE_KINDS or not change.patch:
             continue
         for rep in replacements(change.patch, change.path):
             anchor = _anchor_of(rep.new_line, change.path, sig.centre)

@@ -30,7 +30,7 @@ from .authors import (
 from .centre import RankedDefinition
 from .code_points import CodePoint, condition_points, gate_points, interface_points, shared_points
 from .kind_points import kind_points
-from .signals import MECHANICAL_KINDS, Signals
+from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .wording import phrase
 
 MAX_POINTS = 4
@@ -193,7 +193,7 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
     paths = [f.path for f in ctx.files]
     tidy = QuoteTidier(ctx)
     code = [*shared_points(ctx, sig, language), *interface_points(ctx, sig, language), *gate_points(sig, language),
-            *condition_points(ctx, sig, language)]
+            *condition_points(sig, language)]
     items: list[tuple[float, str, Passage | CodePoint]] = [(p.weight, p.anchor.reference, p)
                                                            for p in design_passages(ctx, sig)]
     items += [(c.weight, c.anchor.reference, c) for c in code]
@@ -237,6 +237,7 @@ class Contradiction:
     added lines (a guard widened is not a guard that is still there as it was)."""
 
     _SPAN = re.compile(r"`([^`\n]{8,200})`|“([^”]{8,400})”")
+    _STRUCK = re.compile(r"~~`[^`\n]*`~~")
 
     def __init__(self, ctx: PRContext) -> None:
         removed: list[str] = []
@@ -251,7 +252,9 @@ class Contradiction:
         self.kept = "\n".join(kept)
 
     def __call__(self, decision: Decision) -> bool:
-        for m in self._SPAN.finditer(decision.title + " " + decision.explanation):
+        # code shown struck through (~~`old`~~) is quoted as what the diff removed
+        text = self._STRUCK.sub(" ", decision.title + " " + decision.explanation)
+        for m in self._SPAN.finditer(text):
             text = " ".join((m.group(1) or m.group(2)).rstrip("…").split())
             # a line of code, not a bare name (an issue may name the old code it diagnoses)
             if len(text) >= 8 and re.search(r"[\s(=<>!]", text) and text in self.removed and text not in self.kept:
@@ -260,36 +263,53 @@ class Contradiction:
 
 
 def skip_points(sig: Signals, language: str) -> list[Decision]:
-    """A skip says in one line what is worth remembering: an excluded release is a practice to keep."""
-    if not (sig.version_only and sig.exclusions):
-        return []
-    first = sig.exclusions[0]
-    return [Decision(title=phrase(language, "p_version_exclusion_title"),
-                     explanation=phrase(language, "p_version_exclusion", line=first.text[:120], file=first.path),
-                     references=list(dict.fromkeys(x.path for x in sig.exclusions)))]
+    """A skip says in one line what is worth remembering: an excluded release is a practice to keep,
+    a replaced condition or check is what the small change decided."""
+    if sig.version_only and sig.exclusions:
+        first = sig.exclusions[0]
+        return [Decision(title=phrase(language, "p_version_exclusion_title"),
+                         explanation=phrase(language, "p_version_exclusion", line=first.text[:120], file=first.path),
+                         references=list(dict.fromkeys(x.path for x in sig.exclusions)))]
+    return [p.decision for p in condition_points(sig, language)[:1]]
 
 
-def start_reading(sig: Signals) -> list[str]:
-    """The centre of the PR, then its test, then the next central definitions in other files, then
-    second definitions of the same files; with no definitions, the readable files; with none of
-    those, the files that change (a skip still says what it is about)."""
+def start_reading(sig: Signals, title: str = "") -> list[str]:
+    """The centre of the PR, then the test that names what the PR is about, then the next central
+    definitions in other files, then further definitions of the same files, then the other readable
+    files; with no definitions, the readable files; with none of those, the files that change (a skip
+    still says what it is about)."""
     out: list[str] = []
     per_file: Counter[str] = Counter()
-    for allowed in range(1, MAX_START_PER_FILE + 1):
-        for r in sig.centre[:16]:
+    for allowed in range(1, MAX_START + 1):
+        for r in sig.centre[:24]:
             path = r.definition.path
             if len(out) >= MAX_START or per_file[path] >= allowed or r.reference in out:
                 continue
             out.append(r.reference)
             per_file[path] += 1
-            test = r.tests[0] if r.tests else ""
+            test = best_test(r, title)
             if test and test not in out and len(out) < MAX_START and not any("test" in x.split("::")[0] for x in out):
                 out.append(test)
-    if out:
-        return [x[:200] for x in out]
     readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED
                 and f.change.additions > 0]
+    if out:
+        named = {x.split("::")[0] for x in out}
+        out += [f.change.path for f in readable if f.change.path not in named and f.kind not in CODE_KINDS
+                and f.kind is not FileKind.TEST][: MAX_START - len(out)]
+        return [x[:200] for x in out]
     if readable:
         return [f.change.path[:200] for f in readable[:4]]
     changed = sorted(sig.ranked, key=lambda f: -(f.change.additions + f.change.deletions))
     return [f.change.path[:200] for f in changed[:2]]
+
+
+def best_test(anchor: RankedDefinition, title: str) -> str:
+    """The test of a definition whose name shares most words with the title (the behaviour the PR is
+    about), else its first test."""
+    if not anchor.tests:
+        return ""
+    words = {w for w in re.findall(r"[a-z0-9]+", title.lower()) if len(w) >= 3}
+    def shared(test: str) -> int:
+        name = test.rsplit("::", 1)[-1].lower()
+        return len(words & set(re.findall(r"[a-z0-9]+", name.replace("_", " "))))
+    return max(anchor.tests[:8], key=lambda t: (shared(t), -anchor.tests.index(t)))

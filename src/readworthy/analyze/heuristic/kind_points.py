@@ -110,7 +110,7 @@ def docs_points(ctx: PRContext, language: str) -> list[Decision]:
     return out
 
 
-@dataclass
+@dataclass(eq=False)  # one per definition: compared (and hashed) by identity
 class _TestDef:
     path: str
     name: str

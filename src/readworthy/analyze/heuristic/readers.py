@@ -1,8 +1,8 @@
 """The people around a PR in the heuristic comment: who should read it, who talked, what is still open.
 
 Audience comes from the code, not the tests: the CODEOWNERS owners of the changed non-test files
-first, then the repository config's area names for them, then the code areas themselves, named as
-people name them (the directories under the package root, written whole in backticks).
+first, then the repository config's area names for them, then the code areas themselves, named by
+the directory that holds most of each area's change (written whole in backticks).
 """
 
 from __future__ import annotations
@@ -53,14 +53,37 @@ def audience(ctx: PRContext, sig: Signals, language: str) -> list[str]:
         areas = Counter({area: sum(1 for p in paths if p in wanted) for area, paths in ctx.areas.items()})
         named = [a for a, n in areas.most_common() if n]
     if not named:
-        weight: Counter[str] = Counter()
-        for f in sig.ranked:
-            if f.change.path in wanted:
-                weight[code_area(f.change.path)] += f.change.additions + f.change.deletions + 1
-        ranked = [a for a, _ in weight.most_common()]
-        directories = [a for a in ranked if a.endswith("/")]
-        named = [code_names([a], 1, language) for a in (directories or ranked)[:MAX_AUDIENCE]]
+        weights = {f.change.path: f.change.additions + f.change.deletions + 1 for f in sig.ranked
+                   if f.change.path in wanted}
+        named = [code_names([a], 1, language) for a in areas_of(weights)[:MAX_AUDIENCE]]
     return [n[:300] for n in named[:MAX_AUDIENCE]]
+
+
+def areas_of(weights: dict[str, int]) -> list[str]:
+    """The areas a change is in, named by their directories, most changed first. Within each top-level
+    area (`code_area`), the area is the deepest directory holding most (more than half) of its changed
+    lines: `vllm/model_executor/layers/fused_moe/` rather than `vllm/model_executor/`."""
+    groups: dict[str, Counter[str]] = {}
+    for path, weight in weights.items():
+        groups.setdefault(code_area(path), Counter())[path] += weight
+    out: list[tuple[int, str]] = []
+    for group, files in groups.items():
+        total = sum(files.values())
+        area = group if group.endswith("/") and len(files) > 1 else ""  # one file: its area is its directory
+        while area:
+            children: Counter[str] = Counter()
+            for path, weight in files.items():
+                rest = path[len(area):]
+                if "/" in rest:
+                    children[area + rest.split("/", 1)[0] + "/"] += weight
+            if not children:
+                break
+            child, held = children.most_common(1)[0]
+            if held * 2 <= total:
+                break
+            area = child
+        out.append((total, area or group))
+    return [a for _, a in sorted(out, key=lambda x: (-x[0], x[1]))]
 
 
 def _owned_area(paths: list[str]) -> str:

@@ -1,0 +1,193 @@
+"""The guide by kind of change, on invented PRs shaped like the ones that read wrong before (diff and
+commit title only, as `readworthy local --patch` sees them):
+
+- a fix that changes *when* a buffer is allocated (a condition replaced) is read as that decision,
+  not as "the title announces `X`";
+- a check that is widened is a check that changed, quoted as it is now;
+- a model drop names the shared code it changes beside its own new files, not the new model's docstrings;
+- a tests-only PR names its technique (fixture and scope, parametrisation, oracle);
+- a docs PR says what the page explains: the rule it states and its new headings.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from readworthy.analyze.heuristic import heuristic_digest
+from readworthy.analyze.heuristic.code_points import abstract_types, replacements
+from readworthy.analyze.heuristic.readers import areas_of
+from readworthy.models import Coverage, Decision, FileChange, FileStatus, PRContext
+
+
+def _added(path: str, lines: list[str]) -> FileChange:
+    return FileChange(path=path, status=FileStatus.ADDED, additions=len(lines),
+                      patch=f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + x for x in lines))
+
+
+def _modified(path: str, patch: str) -> FileChange:
+    plus = sum(1 for x in patch.split("\n") if x.startswith("+"))
+    minus = sum(1 for x in patch.split("\n") if x.startswith("-"))
+    return FileChange(path=path, status=FileStatus.MODIFIED, additions=plus, deletions=minus, patch=patch)
+
+
+def _text(decisions: list[Decision]) -> str:
+    return "\n".join(f"{d.title} — {d.explanation} {d.references}" for d in decisions)
+
+
+ALLOCATION = _modified("vllm/model_executor/layers/attention/msa_attention.py", """\
+@@ -120,9 +120,9 @@ class SparseAttention(nn.Module):
+     def forward_decode(self, query, attn_metadata):
+         query_fp8 = None
+-        if attn_metadata.decode_plan is not None:
++        if self.impl.supports_cutlass_decode:
+             query_fp8 = torch.empty_like(query, dtype=torch.float8_e4m3fn)
+         return self.impl.decode(query, query_fp8, attn_metadata)
+""")
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_replaced_condition_is_the_decision_not_the_title(language: str) -> None:
+    test = _added("tests/kernels/test_msa_graph_replay.py", [
+        "def test_replay_with_a_plan_after_capture_without_one():",
+        "    layer = SparseAttention(impl=FakeImpl(supports_cutlass_decode=True))",
+        "    layer.forward_decode(query(), metadata(decode_plan=None))",
+        "    assert layer.forward_decode(query(), metadata(decode_plan=plan())) is not None",
+    ])
+    ctx = PRContext(title="[Bugfix] Keep FP8 query allocation stable across CUDA graph replay (#1)",
+                    files=[ALLOCATION, test])
+    digest = heuristic_digest(ctx, Coverage(), language)
+    text = _text(digest.decisions)
+    assert "`self.impl.supports_cutlass_decode`" in text and "`attn_metadata.decode_plan is not None`" in text
+    assert "query_fp8 = torch.empty_like(query, dtype=torch.float8_e4m3fn)" in text  # what the condition guards
+    assert any("SparseAttention.forward_decode" in r for d in digest.decisions for r in d.references)
+    assert "title" not in text.lower() and "标题" not in text
+
+
+def test_a_widened_check_is_quoted_as_it_is_now() -> None:
+    kernel = _modified("csrc/gdn/gated_delta_net.cu", """\
+@@ -40,7 +40,8 @@ void gated_delta_net_launch(int64_t num_key_heads, int64_t num_value_heads) {
+   const int64_t heads = num_value_heads;
+-  STD_TORCH_CHECK(num_value_heads == 8 * num_key_heads, "only an 8:1 ratio is supported");
++  const int64_t ratio = num_value_heads / num_key_heads;
++  STD_TORCH_CHECK(ratio == 1 || ratio == 2 || ratio == 4 || ratio == 8, "unsupported head ratio");
+   launch(heads);
+""")
+    (rep,) = replacements(kernel.patch or "", kernel.path)
+    assert rep.old == "num_value_heads == 8 * num_key_heads"
+    assert rep.new == "ratio == 1 || ratio == 2 || ratio == 4 || ratio == 8"
+    digest = heuristic_digest(PRContext(title="Support more GQA ratios", files=[kernel]), Coverage(), "en")
+    point = next(d for d in digest.decisions if "check" in d.title)
+    assert "`ratio == 1 || ratio == 2 || ratio == 4 || ratio == 8`" in point.title
+    assert "the check stays" in point.explanation
+
+
+def _model_drop() -> PRContext:
+    files = [_added(f"vllm/models/tinyllm/{name}.py", [
+        f'"""TinyLLM {name}: the {name} of the TinyLLM architecture, following the shared template."""',
+        f"class TinyLLM{name.title()}(nn.Module):", "    def forward(self, x):", "        return x",
+    ]) for name in ("model", "attention", "mlp", "config", "loader")]
+    files.append(_modified("vllm/model_executor/layers/linear.py", """\
+@@ -800,3 +800,9 @@ class RowParallelLinear(LinearBase):
+         return output
++
++
++class QKVParallelLinearWithIndexer(QKVParallelLinear):
++    def weight_loader(self, param, loaded_weight):
++        # the indexer's rows are stored after the KV heads
++        return super().weight_loader(param, loaded_weight)
+"""))
+    files.append(_modified("vllm/config/vllm.py", """\
+@@ -300,7 +300,7 @@ class VllmConfig:
+     def __post_init__(self):
+-        if self.model_config.architecture in ("DeepseekV4",):
++        if self.model_config.architecture in ("DeepseekV4", "TinyLLM"):
+             self.compilation_config.breakable_cudagraph = True
+"""))
+    return PRContext(title="[Model] Add TinyLLM support (#2)", files=files)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_model_drop_names_the_shared_code_it_changes_first(language: str) -> None:
+    digest = heuristic_digest(_model_drop(), Coverage(), language)
+    first = digest.decisions[0]
+    refs = " ".join(first.references)
+    assert "vllm/model_executor/layers/linear.py::QKVParallelLinearWithIndexer" in refs
+    assert "vllm/config/vllm.py" in refs
+    assert "tinyllm" not in refs  # the new model's own files are not the shared code
+
+
+TESTS_ONLY = _added("tests/kernels/test_block_copy.py", [
+    "import pytest", "import torch", "",
+    '@pytest.fixture(scope="module")', "def block_pool():", "    return torch.zeros(64, 16)", "",
+    '@pytest.mark.parametrize("dtype,block_size", [(torch.float16, 16), (torch.bfloat16, 32)])',
+    "def test_copy_matches_reference(block_pool, dtype, block_size):",
+    "    out = copy_blocks(block_pool.to(dtype), block_size)",
+    "    torch.testing.assert_close(out, ref_copy_blocks(block_pool.to(dtype), block_size))", "",
+    "def ref_copy_blocks(pool, block_size):",
+    '    """A slow copy, one block at a time: what the kernel must agree with."""',
+    "    out = torch.empty_like(pool)",
+    "    for start in range(0, pool.shape[0], block_size):",
+    "        out[start:start + block_size] = pool[start:start + block_size]",
+    "    return out", "",
+    "def copy_blocks(pool, block_size):",
+    "    return torch.ops._C.copy_blocks(pool, block_size)",
+])
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_tests_only_pr_names_its_technique(language: str) -> None:
+    digest = heuristic_digest(PRContext(title="[Test] Cover block copies (#3)", files=[TESTS_ONLY]), Coverage(),
+                              language)
+    text = _text(digest.decisions)
+    assert "`block_pool`" in text and "module" in text  # the fixture and its scope
+    assert "`dtype`" in text and "`block_size`" in text  # what it is parametrised over
+    assert "`torch.testing.assert_close`" in text  # the oracle
+    assert "tests/kernels/test_block_copy.py::test_copy_matches_reference" in " ".join(
+        r for d in digest.decisions for r in d.references)
+
+
+DOCS = _added("docs/design/prefix_cache.md", [
+    "# Prefix caching", "", "## Why blocks are evicted by last access", "",
+    "Blocks are kept in a heap keyed by their last access step.",
+    "Backends must call `touch()` on every cache hit and never reorder the free list directly.",
+    "", "## Reading the hit-rate metric", "", "The hit rate counts blocks, not requests.",
+    "A request that reuses half of its prompt counts every reused block once.",
+    "", "| metric | unit |", "|---|---|", "| hit rate | blocks |", "| evictions | blocks |", "",
+    "## Tuning", "", "The pool size is set by `--num-gpu-blocks-override`.",
+    "Leave it unset unless you measured the working set first.",
+    "", "See also the scheduler design page for how blocks are allocated.",
+    "", "## Limits", "", "The heap holds one entry per cached block.", "Lazy deletion keeps a hit at O(log n).",
+    "Stale entries are skipped when popped.",
+])
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_docs_pr_says_what_the_page_explains(language: str) -> None:
+    digest = heuristic_digest(PRContext(title="[Doc] Prefix caching design (#4)", files=[DOCS]), Coverage(), language)
+    (point,) = digest.decisions
+    assert point.title.startswith("Backends must call touch() on every cache hit")  # the rule it states
+    assert "“Why blocks are evicted by last access”" in point.explanation
+    assert "“Reading the hit-rate metric”" in point.explanation
+    assert point.references == ["docs/design/prefix_cache.md"]
+
+
+def test_abstract_types_are_read_from_the_diff_including_the_hunk_header() -> None:
+    patch = """\
+@@ -20,6 +20,10 @@ class RunnerInterface(PluggableLayer, ABC):
+     @abstractmethod
+     def forward(self, x):
+         raise NotImplementedError
++
++    @abstractmethod
++    def set_eplb_state(self, state):
++        raise NotImplementedError
+"""
+    assert abstract_types(patch) == ({"RunnerInterface"}, {"RunnerInterface"})
+    assert abstract_types("@@ -1 +1,2 @@\n+class Plain:\n+    x = 1\n") == (set(), set())
+
+
+def test_areas_are_the_directories_that_hold_most_of_the_change() -> None:
+    weights = {"vllm/model_executor/layers/fused_moe/layer.py": 400, "vllm/model_executor/layers/fused_moe/config.py": 90,
+               "vllm/model_executor/models/llama.py": 10, "vllm/lora/layers/base.py": 30, "vllm/lora/utils.py": 5,
+               "vllm/envs.py": 3}
+    assert areas_of(weights) == ["vllm/model_executor/layers/fused_moe/", "vllm/lora/layers/", "vllm/"]
