@@ -25,7 +25,7 @@ from github.Repository import Repository
 from .config import Settings
 from .errors import CommentBlocked, GitHubError, GitHubNotFound, PublishError
 from .gather.github_api import GitHub, github_errors, graphql, graphql_reader
-from .gather.memory import MEMORY_LABEL, MEMORY_TITLE, TasteMemory
+from .gather.memory import MEMORY_LABEL, MEMORY_TITLE, MemoryIssue, TasteMemory, index_ids, with_index
 from .gather.rest import GitHubComment, find_own_comments
 from .memory.record import format_record
 from .models import Correction, Verdict
@@ -252,7 +252,10 @@ like a new pull request as examples for the model and as evidence for its heuris
 - **Delete a comment** to forget that correction; **edit its JSON** to amend it (only edits by people
   with write access count).
 - Comments by people without write access, and anything that is not a well-formed record, are ignored.
-- Close this issue to start over: the next correction opens a new one.
+- Close this issue to start over: the next correction opens a new one. If it is locked, readworthy keeps
+  reading it and writes new corrections to a new one.
+- The hidden index at the end lists readworthy's records, so that other comments cannot push them out of
+  sight; leave it be.
 """
 
 
@@ -260,10 +263,12 @@ def keep_correction(gh: GitHub, repo: str, memory: TasteMemory, correction: Corr
                     language: str = "en") -> str:
     """Record `correction` in the taste memory and return the comment's URL: our earlier record of the same
     PR is edited (one record per PR), otherwise a comment is added to the memory issue, which is opened
-    (labelled MEMORY_LABEL) by the first correction. Raises PublishError when GitHub refuses."""
+    (labelled MEMORY_LABEL) by the first correction, and listed in that issue's index. A locked memory issue
+    (GitHub refuses comments there) is left as it is, still read: the record goes to a new memory issue, and
+    a notice says so. Raises PublishError when GitHub refuses otherwise."""
     body = format_record(correction, language)
     mine = memory.record_for(correction.pr, own_login) if own_login else None
-    if mine is not None and mine.comment_id:
+    if mine is not None and mine.comment_id and mine.issue not in memory.locked_issues:
         try:
             with github_errors("update the correction in the taste memory", writing=True,
                                permission="issues: write"):
@@ -271,20 +276,53 @@ def keep_correction(gh: GitHub, repo: str, memory: TasteMemory, correction: Corr
                     "PATCH", f"/repos/{repo}/issues/comments/{mine.comment_id}", input={"body": body})
             return str((data or {}).get("html_url") or mine.url)
         except CommentBlocked as exc:
-            if exc.reason != "not-found":
+            if exc.reason not in ("not-found", "locked"):
                 raise
-            # Deleted since it was read: the team forgot it, and this verdict is a new record.
-    number = memory.issue_number or _open_memory_issue(gh, repo)
-    memory.issue_number = number
-    with github_errors("add the correction to the taste memory", writing=True, permission="issues: write"):
-        _, data = gh.requester.requestJsonAndCheck("POST", f"/repos/{repo}/issues/{number}/comments",
-                                                   input={"body": body})
-    return str((data or {}).get("html_url") or "")
+            # Deleted since it was read: the team forgot it, and this verdict is a new record. Locked: a new
+            # record where GitHub still takes comments; the newer one counts.
+    for attempt in range(2):
+        number = memory.issue_number or _open_memory_issue(gh, repo, memory)
+        memory.issue_number = number
+        try:
+            with github_errors("add the correction to the taste memory", writing=True, permission="issues: write"):
+                _, data = gh.requester.requestJsonAndCheck("POST", f"/repos/{repo}/issues/{number}/comments",
+                                                           input={"body": body})
+        except CommentBlocked as exc:
+            if exc.reason != "locked" or attempt:
+                raise
+            memory.issues = [i for i in memory.issues if i.number != number]
+            memory.issues.append(MemoryIssue(number, True))
+            memory.issue_number = None  # locked since it was read: the next round opens a new one
+            continue
+        _index_record(gh, repo, number, str((data or {}).get("node_id") or ""), memory)
+        return str((data or {}).get("html_url") or "")
+    raise PublishError("the taste memory issue could not take the correction; re-run the job")  # not reached
 
 
-def _open_memory_issue(gh: GitHub, repo: str) -> int:
+def _index_record(gh: GitHub, repo: str, number: int, node_id: str, memory: TasteMemory) -> None:
+    """Add the record to the issue body's index (read again just before: another run may have added one),
+    with the records this run read there (a memory from before the index gets one on its next correction).
+    Failing here loses nothing yet: the record is read while it is among the issue's newest comments."""
+    if not node_id:
+        return
+    known = [r.node_id for r in memory.records if r.issue == number and r.node_id]
+    try:
+        with github_errors(f"read the taste-memory issue #{number}"):
+            _, issue = gh.requester.requestJsonAndCheck("GET", f"/repos/{repo}/issues/{number}")
+        text = str((issue or {}).get("body") or "")
+        with github_errors("update the taste memory's index", writing=True, permission="issues: write"):
+            gh.requester.requestJsonAndCheck("PATCH", f"/repos/{repo}/issues/{number}",
+                                             input={"body": with_index(text, [*index_ids(text), *known, node_id])})
+    except (GitHubError, PublishError) as exc:
+        log.warning("taste memory #%d: the record was kept but not indexed: %s", number, exc)
+        memory.notices.append(f"the correction was kept in the taste memory (#{number}) but not added to its index "
+                              f"({exc}); it counts while it is among the issue's newest comments")
+
+
+def _open_memory_issue(gh: GitHub, repo: str, memory: TasteMemory) -> int:
     """The memory issue, labelled. The label is made first when missing: the memory is found by it, and an
-    issue opened without it would be lost to the next run (which would open another)."""
+    issue opened without it would be lost to the next run (which would open another). When the memory
+    issues there are locked, the new one says it continues them, and a notice says so."""
     try:
         with github_errors(f"read the label {MEMORY_LABEL}"):
             gh.requester.requestJsonAndCheck("GET", f"/repos/{repo}/labels/{MEMORY_LABEL}")
@@ -295,12 +333,19 @@ def _open_memory_issue(gh: GitHub, repo: str) -> int:
                 "description": "readworthy's memory of the team's reading taste"})
     except GitHubError as exc:
         raise PublishError(f"cannot open the taste memory: {exc}") from None
+    locked = memory.locked_issues
+    body = MEMORY_ISSUE_BODY + (f"\nIt continues {', '.join(f'#{n}' for n in locked)} (locked), which readworthy "
+                                "still reads.\n" if locked else "")
     with github_errors("open the taste-memory issue", writing=True, permission="issues: write"):
         _, data = gh.requester.requestJsonAndCheck("POST", f"/repos/{repo}/issues", input={
-            "title": MEMORY_TITLE, "body": MEMORY_ISSUE_BODY, "labels": [MEMORY_LABEL]})
+            "title": MEMORY_TITLE, "body": with_index(body, []), "labels": [MEMORY_LABEL]})
     number = (data or {}).get("number")
     if not isinstance(number, int):
         raise PublishError("GitHub's answer to opening the taste-memory issue has no issue number; re-run the job")
+    if locked:
+        memory.notices.append(f"the taste memory issue {', '.join(f'#{n}' for n in locked)} is locked (GitHub refuses "
+                              f"new comments there): its corrections still count, and new ones are kept in #{number}")
+    memory.issues.append(MemoryIssue(number, False))
     return number
 
 

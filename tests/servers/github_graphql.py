@@ -374,6 +374,7 @@ class Views:
             "isMinimized": False,
             "minimizedReason": None,
             "viewerDidAuthor": cm.user == self.viewer_login,
+            "issue": lambda info: self.issue(repo, item),
         }
 
     def _item_common(self, repo: Repo, item: Issue, kind: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from servers.github_graphql import graphql_schema_or_skip
 from readworthy.config import RepoConfig, Settings, build_settings
 from readworthy.errors import GitHubError
 from readworthy.gather.github_api import graphql, graphql_reader, make_github, own_login
+from readworthy.gather.memory import MEMORY_QUERY, RECORDS_QUERY
 from readworthy.gather.pull import gather_pr
 from readworthy.gather.queries import (
     CORE_QUERY,
@@ -54,6 +55,8 @@ def test_every_query_is_valid_against_githubs_schema() -> None:
         VIEWER_QUERY,
         more_pages_query({f: 100 for f in PAGED_CONNECTIONS}),
         CORE_QUERY,
+        MEMORY_QUERY,
+        RECORDS_QUERY,
         thread_comments_query(3),
         linked_items_query([("o/r", [(1, True), (2, False)]), ("x/y", [(3, True)])]),
     ]
