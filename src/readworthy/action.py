@@ -423,7 +423,10 @@ def _run_digest(settings: Settings, inputs: Mapping[str, str], environ: Mapping[
     for warning in result.warnings:
         if warning != failure:
             core.warning(f"readworthy: {warning}")
-    return _failed(failure, settings, summary_path, heading) if failure else 0
+    # The digest's errors, as in review mode: a warning, or with fail-on-error a failed step (issue 23).
+    problems = [failure] if failure else []
+    problems += result.errors()
+    return _failed("; ".join(problems), settings, summary_path, heading) if problems else 0
 
 
 def _digest_outputs(result: DigestResult) -> dict[str, str | int | float | None]:

@@ -155,3 +155,29 @@ def test_short_ref() -> None:
     assert short_ref("vllm/a/b.py::C.m") == "b.py::C.m"
     assert short_ref("vllm/a/b.py") == "vllm/a/b.py"
     assert short_ref("`fn()`") == "fn()"
+
+
+def _why(e: DigestEntry, **update: str) -> DigestEntry:
+    return DigestEntry(e.candidate, e.report.model_copy(update=update), e.source)
+
+
+def test_the_banner_tells_no_model_a_failed_model_and_a_model_not_asked_apart() -> None:
+    """Issue 23: "no model was called" only where none was; a failure and a withheld model say why."""
+    failed = _why(entry(1, Verdict.SKIM, analyzer="heuristic"), model="gpt-4.1-mini",
+                  fallback_reason="timed out: no usable answer from the model endpoint within the model-timeout bound "
+                                  "of 120 s (3 attempts). Raise `model-timeout` if the endpoint is just slow")
+    withheld = _why(entry(2, Verdict.SKIP, analyzer="heuristic"), model_withheld="this run's model cost cap is reached")
+    plain = entry(3, Verdict.SKIP, analyzer="heuristic")
+    md = render_digest(result([failed, withheld, plain]), now=NOW)
+    assert "> ⚠️ 1 of these analyses are **heuristic** because the model was asked and failed: timed out:" in md
+    assert "> ℹ️ 1 of these analyses are **heuristic** because the model was not asked: this run's model cost cap" in md
+    assert "> ℹ️ 1 of these analyses are **heuristic** (no model was called)" in md
+    zh = render_digest(result([failed], language="zh-CN"), now=NOW)
+    assert "因为调用了模型但失败了：超时：" in zh and "未调用模型" not in zh
+
+
+def test_a_path_in_a_failure_reason_is_one_code_span() -> None:
+    failed = _why(entry(1, Verdict.SKIM, analyzer="heuristic"), model="m",
+                  fallback_reason="the answer could not be saved to /tmp/rw-3f2a/…/52385.json")
+    md = render_digest(result([failed]), now=NOW)
+    assert "`/tmp/rw-3f2a/…/52385.json`" in md and "/`tmp" not in md

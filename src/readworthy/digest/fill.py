@@ -36,6 +36,8 @@ class Filled:
     left_out: list[LeftOut] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     warnings: list[str] = field(default_factory=list)
+    model_failures: list[tuple[int, str]] = field(default_factory=list)  # (PR, why) the model failed this run
+    model_answers: int = 0  # fresh analyses the model wrote this run
 
 
 def _add(a: Usage, b: Usage) -> Usage:
@@ -78,6 +80,10 @@ def _review(ctx: Context, cand: PullSummary, found: Lookup) -> ReviewOutcome:
 
 
 def _entry_or_left_out(cand: PullSummary, outcome: ReviewOutcome, filled: Filled) -> None:
+    if outcome.model_failure:
+        filled.model_failures.append((cand.number, outcome.model_failure))
+    elif outcome.report is not None and outcome.report.analyzer == "model" and not outcome.cached:
+        filled.model_answers += 1
     if outcome.report is not None and outcome.status != "skipped":
         source = "cached" if outcome.cached else "analysed"
         filled.entries.append(DigestEntry(cand, outcome.report, source, outcome.comment_url))  # type: ignore[arg-type]

@@ -65,6 +65,12 @@ class LeftOut:
     detail: str = ""  # e.g. which rule skipped it, or the error message
 
 
+def common_reason(failures: list[tuple[int, str]]) -> str:
+    """The reason most of `failures` share (the first of equals), as given."""
+    reasons = [why for _, why in failures]
+    return max(dict.fromkeys(reasons), key=reasons.count) if reasons else ""
+
+
 @dataclass
 class DigestResult:
     request: DigestRequest
@@ -77,6 +83,23 @@ class DigestResult:
     markdown: str = ""
     published_url: str = ""
     warnings: list[str] = field(default_factory=list)
+    model_failures: list[tuple[int, str]] = field(default_factory=list)  # (PR, why) the model failed this run
+    model_answers: int = 0  # fresh analyses the model wrote this run
+
+    def errors(self) -> list[str]:
+        """What makes this digest a failed run for `fail-on-error` (the caller adds "not published"): every
+        model call of the run failed (the heuristic stood in everywhere), or no PR could be analysed at all."""
+        out = []
+        if self.model_failures and not self.model_answers:
+            n = len(self.model_failures)
+            out.append(f"the model could not be used for any of the {n} pull request(s) analysed now "
+                       f"({common_reason(self.model_failures)}); the labelled heuristic, or the stored analysis, "
+                       "stands in")
+        failed = [x for x in self.left_out if x.reason == "failed"]
+        if failed and not self.analysed_count:
+            out.append(f"none of the {len(failed)} pull request(s) to analyse could be analysed "
+                       f"(#{failed[0].number}: {failed[0].detail[:200]})")
+        return out
 
     def counts(self) -> dict[Verdict, int]:
         out = {v: 0 for v in VERDICT_ORDER}

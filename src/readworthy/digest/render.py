@@ -18,10 +18,11 @@ from urllib.parse import urlsplit
 from .. import __version__
 from ..config import LANGUAGES
 from ..models import Verdict
+from ..notes import localize
 from ..render import safe_markdown as sm
 from ..render.comment import host_of, strings, template_environment, verdict_emoji, verdict_word
 from .agreement import agreement
-from .models import DigestEntry, DigestResult, LeftOut
+from .models import DigestEntry, DigestResult, LeftOut, common_reason
 
 BODY_LIMIT = 65_000  # GitHub refuses bodies above 65,536 characters; headroom for the hidden marker
 DIGEST_MARKER = "<!-- readworthy-digest:"
@@ -201,7 +202,7 @@ def _view(result: DigestResult, detail: _Detail, now: datetime) -> dict[str, Any
     counts = result.counts()
     host = host_of(next((e.candidate.url for e in ordered if e.candidate.url), ""))
     window = result.request.window
-    heuristic = sum(1 for e in result.entries if e.report.analyzer == "heuristic")
+    banner = _banner_view(result, lang, host)
     models = sorted({e.report.model for e in result.entries if e.report.analyzer == "model" and e.report.model})
     return {
         "marker": marker(result),
@@ -217,7 +218,7 @@ def _view(result: DigestResult, detail: _Detail, now: datetime) -> dict[str, Any
         if detail.left_out_listed else [],
         "left_out_count": sum(1 for x in result.left_out if x.reason != "skipped-rule"),
         "skipped_by_rule": sum(1 for x in result.left_out if x.reason == "skipped-rule"),
-        "heuristic": heuristic,
+        **banner,
         "cached": result.cached_count,
         "analysed": result.analysed_count,
         "model_calls": result.usage.model_calls,
@@ -229,6 +230,27 @@ def _view(result: DigestResult, detail: _Detail, now: datetime) -> dict[str, Any
         "shortened": detail != _LADDER[0],
         "generated": now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "version": __version__,
+    }
+
+
+def _banner_view(result: DigestResult, lang: str, host: str) -> dict[str, Any]:
+    """How many entries are the heuristic's, and why, told apart: no model at all; the model asked and
+    failed (with the reason); the model not asked (a cap, `model-for`, a missing key; with the reason)."""
+    heuristic = [e.report for e in result.entries if e.report.analyzer == "heuristic"]
+    failed = [r for r in heuristic if r.fallback_reason and r.model]
+    not_asked = [r for r in heuristic if r not in failed and (r.model_withheld or r.fallback_reason)]
+
+    def reason(reports: list[Any], attr: str) -> str:
+        why = common_reason([(r.number, getattr(r, attr) or r.fallback_reason) for r in reports])
+        return sm.inline(localize(why, lang), 400, host)
+
+    return {
+        "heuristic": len(heuristic) - len(failed) - len(not_asked),
+        "model_failed": len(failed),
+        "failed_reason": reason(failed, "fallback_reason") if failed else "",
+        "not_asked": len(not_asked),
+        "not_asked_reason": reason(not_asked, "model_withheld") if not_asked else "",
+        "failed_analyses": len(result.model_failures),
     }
 
 

@@ -45,6 +45,7 @@ from .models import (
     PUBLISH_TARGETS,
     DigestRequest,
     DigestResult,
+    common_reason,
 )
 from .publish import publish_digest
 from .render import digest_to_json, render_digest
@@ -102,7 +103,14 @@ def run_digest(
         considered=selection.considered,
         usage=filled.usage,
         warnings=filled.warnings,
+        model_failures=filled.model_failures,
+        model_answers=filled.model_answers,
     )
+    if filled.model_failures and filled.model_answers:  # all failing is an error (DigestResult.errors)
+        result.warnings.append(f"the model could not be used for {len(filled.model_failures)} of "
+                               f"{len(filled.model_failures) + filled.model_answers} pull request(s) analysed now "
+                               f"({common_reason(filled.model_failures)}); the labelled heuristic, or the "
+                               "stored analysis, stands in")
     result.markdown = render_digest(result, now=now)
     return result
 
@@ -275,6 +283,8 @@ def run_digest_command(args: argparse.Namespace, now: datetime | None = None) ->
     result = run_digest(gh, settings, request, client, own_login=login, now=moment)
     failure = deliver(gh, settings, result, login, output=args.output, fmt=_format(args),
                       summary_path=os.environ.get("GITHUB_STEP_SUMMARY"), stdout=args.output is None)
+    for problem in result.errors():
+        log.warning("%s", problem)
     if failure:
         log.error("%s", failure)
         return 1
