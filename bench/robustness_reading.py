@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -61,13 +62,15 @@ def busy_pr_row(tmp: Path) -> Row:
         res = run_action_once(gh, tmp / "busy", pr_payload(pr, "opened"))
         comments = own_comments(gh, pr.number)
         state = decode_state(comments[0].body) if comments else None
-        total = 403 * 3 + 120
-        seen = state.coverage.review_comments if state is not None else 0
+        found = re.search(r"([\d,]+) review threads", comments[0].body) if comments else None
+        seen = int(found.group(1).replace(",", "")) if found else 0
+        notes = state.coverage.notes if state is not None else []
         cut_off = sum(1 for r in gh.requests if r.path == "/graphql" and r.status in (502, 504))
         graphql = sum(1 for r in gh.requests if r.path == "/graphql")
-        outcome = (f"exit {res.code}, comment posted: {'yes' if comments else 'no'}, review comments in it: "
-                   f"{seen:,} of {total:,}, {graphql} GraphQL requests ({cut_off} cut off at 10 s)")
-        return Row("busy PR (404 review threads)", outcome, bool(comments) and seen == total)
+        outcome = (f"exit {res.code}, comment posted: {'yes' if comments else 'no'}, review threads in it: "
+                   f"{seen} of 404, {graphql} GraphQL requests ({cut_off} cut off at 10 s)"
+                   + (f", notes: {'; '.join(notes)[:80]}" if notes else ""))
+        return Row("busy PR (404 review threads)", outcome, bool(comments) and seen == 404)
 
 
 def _verdict(gh: GitHubServer, tmp: Path, pr: PullRequest, name: str) -> str:
