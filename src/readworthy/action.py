@@ -7,6 +7,9 @@ with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a sh
     openai-api-key      model key (fallback: OPENAI_API_KEY); empty -> GitHub Models (endpoint.py)
     openai-base-url     OpenAI-compatible endpoint (fallback: OPENAI_BASE_URL)
     github-models       false: no GitHub Models when there is no key (the heuristic, labelled)
+    github-models-plan  free (default) | pro | business | enterprise: whose published limits apply
+    github-models-limits  JSON overrides of those limits {"input_tokens": N, "concurrent": N, ...}
+    github-models-paid  true: paid GitHub Models use, priced per token unit (cost-usd, max-cost)
     model, language (en|zh-CN), budget
     mode                review (default) | digest
     pr-number           workflow_dispatch: one number or a comma/space separated list

@@ -27,7 +27,8 @@ from pydantic import (
     model_validator,
 )
 
-from .endpoint import GITHUB_MODELS_BUDGET, GITHUB_MODELS_HOST, GITHUB_MODELS_URL, Endpoint, resolve_endpoint
+from .analyze.limits import DEFAULT_PLAN, ModelLimits, Plan, limits_for, with_overrides
+from .endpoint import GITHUB_MODELS_HOST, GITHUB_MODELS_URL, Endpoint, resolve_endpoint
 from .errors import ConfigError
 
 DEFAULT_MODEL = "gpt-4.1-mini"
@@ -126,9 +127,14 @@ class Settings(BaseModel):
     # READWORTHY_GITHUB_MODELS_URL: another path on models.github.ai (an organisation's endpoint); loopback only
     # from a terminal or the tests (check_token_destination)
     github_models_url: str = GITHUB_MODELS_URL
+    # GitHub Models' limits (analyze/limits.py): the plan whose published figures apply, figures to override,
+    # and whether the organisation pays for use beyond the free quota (then it is priced, and caps apply).
+    github_models_plan: Plan = DEFAULT_PLAN
+    github_models_limits: dict[str, int] = Field(default_factory=dict)
+    github_models_paid: bool = False
     model_timeout: float = Field(default=DEFAULT_MODEL_TIMEOUT, gt=0, le=3_600)  # the whole model step
     model_max_retries: int = Field(default=3, ge=0, le=10)
-    # Default 16,000; with GitHub Models and no budget given, its per-request input limit (see below).
+    # Default 16,000; with GitHub Models, what the model's per-request input limit leaves (see below).
     budget: int = Field(default=DEFAULT_BUDGET, ge=1_000, le=1_000_000)
     output_reserve: int = Field(default=2_000, ge=200)
     price_table: dict[str, tuple[float, float]] = Field(default_factory=dict)  # model -> ($/1M in, $/1M out)
@@ -169,13 +175,33 @@ class Settings(BaseModel):
                              "e.g. https://api.example.com/v1")
         return v.strip()
 
+    @field_validator("github_models_limits")
+    @classmethod
+    def _known_limits(cls, v: dict[str, int]) -> dict[str, int]:
+        with_overrides(limits_for("openai/gpt-4.1-mini"), v)  # raises ValueError naming the bad key or value
+        return v
+
     @model_validator(mode="after")
     def _budget_fits_the_endpoint(self) -> Settings:
-        # GitHub Models' free tier refuses requests over 8,000 input tokens: with no budget given, pack
-        # to fit it. An explicit budget (input, flag, repository file) always wins.
-        if "budget" not in self.model_fields_set and self.endpoint.kind == "github-models":
-            object.__setattr__(self, "budget", GITHUB_MODELS_BUDGET)
+        object.__setattr__(self, "budget", self._fitted_budget(self.budget, "budget" in self.model_fields_set))
         return self
+
+    def _fitted_budget(self, budget: int, explicit: bool) -> int:
+        """GitHub Models refuses a request over the model's input limit (8,000 tokens for most, 4,000 for the
+        o-series, gpt-5 family and DeepSeek-R1): with no budget given, pack to what the limit leaves; a
+        larger explicit one is lowered to it (raise the limit itself with `github-models-limits`)."""
+        limits = self.model_limits
+        if limits is None:
+            return budget
+        return min(budget, limits.budget) if explicit else limits.budget
+
+    @property
+    def model_limits(self) -> ModelLimits | None:
+        """GitHub Models' limits for the model this run asks (None for any other endpoint)."""
+        endpoint = self.endpoint
+        if endpoint.kind != "github-models":
+            return None
+        return limits_for(endpoint.model, self.github_models_plan, self.github_models_limits)
 
     @property
     def graphql_url(self) -> str:
@@ -206,7 +232,10 @@ class Settings(BaseModel):
             value = getattr(repo_config, name)
             if value is not None and name not in explicit:
                 update[name] = value
-        return self.model_copy(update=update)
+        updated = self.model_copy(update=update)  # model_copy validates nothing: fit the budget again
+        given = "budget" in explicit or repo_config.budget is not None
+        object.__setattr__(updated, "budget", updated._fitted_budget(int(update.get("budget", self.budget)), given))
+        return updated
 
 
 def build_settings(values: Mapping[str, object]) -> Settings:
@@ -226,6 +255,9 @@ _SOURCE_NAMES = {
     "github_models_url": "READWORTHY_GITHUB_MODELS_URL",
     "model_timeout": "model-timeout / --model-timeout",
     "github_models": "github-models / READWORTHY_GITHUB_MODELS",
+    "github_models_plan": "github-models-plan",
+    "github_models_limits": "github-models-limits",
+    "github_models_paid": "github-models-paid",
 }
 
 
@@ -308,11 +340,13 @@ def terminal_settings(flags: Mapping[str, object], environ: Mapping[str, str] | 
 
 # action.yml input -> Settings field (the docstring of action.py lists every input)
 _BOOL_INPUTS = {"force": "force", "verdict-labels": "verdict_labels", "fail-on-error": "fail_on_error",
-                "show-prompt": "show_prompt", "github-models": "github_models"}
+                "show-prompt": "show_prompt", "github-models": "github_models",
+                "github-models-paid": "github_models_paid"}
 _TEXT_INPUTS = {"model": "model", "language": "language", "budget": "budget", "trigger-label": "trigger_label",
                 "own-login": "own_login", "azure-endpoint": "azure_endpoint", "azure-deployment": "azure_deployment",
                 "azure-api-version": "azure_api_version", "model-timeout": "model_timeout",
-                "model-for": "model_for", "max-cost": "max_cost", "max-analyses-per-day": "max_analyses_per_day"}
+                "model-for": "model_for", "max-cost": "max_cost", "max-analyses-per-day": "max_analyses_per_day",
+                "github-models-plan": "github_models_plan"}
 
 
 def read_inputs(environ: Mapping[str, str]) -> dict[str, str]:
@@ -348,6 +382,20 @@ def _price_table(raw: str) -> dict[str, tuple[float, float]] | None:
     return table
 
 
+def _limits_table(raw: str) -> dict[str, int] | None:
+    if not raw:
+        return None
+    try:
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise TypeError
+        return {str(k): v for k, v in data.items()}
+    except (ValueError, TypeError):
+        raise ConfigError(
+            'input github-models-limits: expected a JSON object like {"input_tokens": 16000, "concurrent": 4}'
+        ) from None
+
+
 def action_settings(inputs: Mapping[str, str], environ: Mapping[str, str], *,
                     loopback_models: bool = False) -> Settings:
     """One Settings for the whole action run, from its inputs and the standard environment.
@@ -362,6 +410,7 @@ def action_settings(inputs: Mapping[str, str], environ: Mapping[str, str], *,
         "github_api_url": environ.get("GITHUB_API_URL"),
         "github_graphql_url": environ.get("GITHUB_GRAPHQL_URL"),
         "price_table": _price_table(inputs.get("price-table", "")),
+        "github_models_limits": _limits_table(inputs.get("github-models-limits", "")),
         "github_models_url": model_env(environ)["github_models_url"],
         "run_from": "action",
     }

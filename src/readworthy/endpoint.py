@@ -31,14 +31,8 @@ if TYPE_CHECKING:
 GITHUB_MODELS_URL = "https://models.github.ai/inference"
 GITHUB_MODELS_HOST = "models.github.ai"
 GITHUB_MODELS_DEFAULT_MODEL = "openai/gpt-4.1-mini"
-# Free tier, per request (docs.github.com "Prototyping with AI models", rate limits): most models take
-# 8,000 input tokens and write at most 4,000.
-GITHUB_MODELS_INPUT_LIMIT = 8_000
-GITHUB_MODELS_OUTPUT_LIMIT = 4_000
-# The prompt budget when GitHub Models is used and no budget was given: the input limit less the
-# response_format schema sent beside the messages (about 790 tokens) and a margin (~160) for the endpoint's
-# own framing; tests/unit/test_endpoint.py checks that messages + schema fit the input limit.
-GITHUB_MODELS_BUDGET = 7_050
+# Per-request token limits, requests per minute, per day and at once depend on the model's tier and the
+# plan: analyze/limits.py has GitHub's table; Settings.model_limits applies it to this run.
 
 Kind = Literal["openai", "custom", "azure", "github-models", "none"]
 KeySource = Literal["openai-api-key", "github-token", ""]

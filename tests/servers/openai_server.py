@@ -32,7 +32,16 @@ Persistent rules (checked before the queue, consume nothing):
                                                    # ("json_object" too; call once per type)
 
 When the queue is empty a request gets a 500 "no scripted reply left", with
-`x-should-retry: false`, so an unexpected extra call fails loudly instead of hanging.
+`x-should-retry: false`, so an unexpected extra call fails loudly instead of hanging, unless
+
+    server.set_default_json({"verdict": "skim", ...})  # the reply to every request the queue does not script
+
+GitHub Models stand-in (github_models_limits.py has the rules, answers and headers):
+
+    limiter = server.github_models(Limits(), per_model={...}, clock=ManualClock(), latency=0.2)
+    # every chat request is first counted whole (messages + schema) and admitted or refused with GitHub's
+    # 413 tokens_limit_reached or 429 UserConcurrentRequests / UserByMinute / UserByModelByDay;
+    # limiter.refusals, limiter.admitted, limiter.largest_request, limiter.clock.advance(...)
 
 Records, for assertions:
 
@@ -56,6 +65,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from servers.github_models_limits import GitHubModelsLimiter, Limits, Ticket
 
 
 @dataclass
@@ -96,6 +107,8 @@ class OpenAIServer:
     def __init__(self) -> None:
         self._steps: deque[_Step] = deque()
         self._rejected_formats: set[str] = set()
+        self._default: _Step | None = None
+        self.limiter: GitHubModelsLimiter | None = None
         self._lock = threading.Lock()
         self._stopping = threading.Event()  # releases stalled handlers
         self.requests: list[RecordedRequest] = []
@@ -206,6 +219,18 @@ class OpenAIServer:
         data = body.decode("latin-1") if isinstance(body, bytes) else body
         self._queue(_Step(kind="raw", status=status, content=data, headers={"Content-Type": content_type}), times)
 
+    def github_models(self, limits: Limits | None = None, *, per_model: dict[str, Limits] | None = None,
+                      clock: Any = None, latency: float = 0.0) -> GitHubModelsLimiter:
+        """Enforce GitHub Models' limits on every chat request (see github_models_limits.py)."""
+        self.limiter = GitHubModelsLimiter(limits or Limits(), per_model,
+                                           clock if clock is not None else time.monotonic, latency)
+        return self.limiter
+
+    def set_default_json(self, obj: Any) -> None:
+        """Answer every request the queue does not script with this JSON object (a long replay)."""
+        with self._lock:
+            self._default = _Step(kind="reply", content=json.dumps(obj, ensure_ascii=False))
+
     def reject_response_format(self, kind: str) -> None:
         with self._lock:
             self._rejected_formats.add(kind)
@@ -244,17 +269,20 @@ class OpenAIServer:
                     headers={"x-should-retry": "false"},
                 )
             if not self._steps:
+                if self._default is not None:
+                    return self._default
                 return _Step(kind="error", status=500, message="no scripted reply left",
                              headers={"x-should-retry": "false"})
             return self._steps.popleft()
 
 
-def _completion(step: _Step, body: Any) -> dict[str, Any]:
+def _completion(step: _Step, body: Any, counted: int | None = None) -> dict[str, Any]:
     messages = body.get("messages", []) if isinstance(body, dict) else []
     prompt_chars = sum(len(str(m.get("content") or "")) for m in messages if isinstance(m, dict))
     reply_chars = len(step.content or step.refusal or "")
     model = step.model or (body.get("model") if isinstance(body, dict) else None) or "test-model"
-    prompt_tokens = step.prompt_tokens if step.prompt_tokens is not None else max(1, prompt_chars // 4)
+    estimate = counted if counted is not None else max(1, prompt_chars // 4)
+    prompt_tokens = step.prompt_tokens if step.prompt_tokens is not None else estimate
     completion_tokens = step.completion_tokens if step.completion_tokens is not None else max(1, reply_chars // 4)
     message: dict[str, Any] = {"role": "assistant", "content": step.content}
     if step.refusal is not None:
@@ -326,6 +354,23 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             if not isinstance(body, dict):
                 self._send_json(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
                 return
+            limiter = server.limiter
+            ticket: Ticket | None = None
+            if limiter is not None:
+                admitted = limiter.admit(body, req.headers)
+                if not isinstance(admitted, Ticket):
+                    self._send_json(admitted.status, admitted.body, admitted.headers)
+                    return
+                ticket = admitted
+            try:
+                if limiter is not None and limiter.latency:
+                    time.sleep(limiter.latency)
+                self._answer(body, ticket)
+            finally:
+                if limiter is not None and ticket is not None:
+                    limiter.release(ticket)
+
+        def _answer(self, body: dict[str, Any], ticket: Ticket | None) -> None:
             step = server._next_step(body)
             if step.kind == "stall":
                 server._stopping.wait()
@@ -346,7 +391,8 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send_json(step.status, {"error": {"message": step.message, "type": error_type,
                                                         "param": None, "code": step.code}}, step.headers)
             else:
-                self._send_json(200, _completion(step, body), step.headers)
+                counted = ticket.prompt_tokens if ticket is not None else None
+                self._send_json(200, _completion(step, body, counted), step.headers)
 
         def _send_raw(self, step: _Step) -> None:
             data = (step.content or "").encode("latin-1", errors="replace")

@@ -11,12 +11,8 @@ import pytest
 from readworthy.analyze.attempts import is_day_quota, retry_after
 from readworthy.analyze.client import make_openai_client
 from readworthy.config import RepoConfig, Settings, build_settings, terminal_settings
-from readworthy.endpoint import (
-    GITHUB_MODELS_BUDGET,
-    GITHUB_MODELS_DEFAULT_MODEL,
-    GITHUB_MODELS_INPUT_LIMIT,
-    GITHUB_MODELS_URL,
-)
+from readworthy.analyze.limits import REPAIR_RESERVE_TOKENS, limits_for
+from readworthy.endpoint import GITHUB_MODELS_DEFAULT_MODEL, GITHUB_MODELS_URL
 from readworthy.errors import ConfigError
 from readworthy.models import FileChange, FileStatus, PRContext
 from readworthy.pack.prompt import pack_prompt
@@ -25,6 +21,9 @@ from readworthy.prompts.schema import response_format
 
 KEY = "sk-test-0123456789abcdef"
 TOKEN = "ghs_workflow_token_0123456789"
+DEFAULT_LIMITS = limits_for(GITHUB_MODELS_DEFAULT_MODEL)
+GITHUB_MODELS_BUDGET = DEFAULT_LIMITS.budget
+GITHUB_MODELS_INPUT_LIMIT = DEFAULT_LIMITS.input_tokens
 
 
 @pytest.mark.parametrize(("values", "kind", "base_url", "key_source"), [
@@ -79,22 +78,32 @@ def test_github_models_model_ids(model: str | None, sent: str) -> None:
     assert Settings(openai_api_key=KEY).endpoint.model == "gpt-4.1-mini"  # OpenAI keeps the bare default
 
 
-def test_github_models_budget_is_the_default_only() -> None:
+def test_github_models_budget_follows_the_model_and_never_exceeds_its_limit() -> None:
     assert Settings(github_token=TOKEN).budget == GITHUB_MODELS_BUDGET
-    assert Settings(github_token=TOKEN, budget=16_000).budget == 16_000  # an explicit input wins
+    assert Settings(github_token=TOKEN, budget=5_000).budget == 5_000  # a smaller explicit budget is kept
+    # a larger one would be refused with a 413 on every request: it is lowered to what the limit leaves
+    assert Settings(github_token=TOKEN, budget=16_000).budget == GITHUB_MODELS_BUDGET
     assert Settings(github_token=TOKEN, github_models=False).budget == 16_000
     assert Settings(openai_api_key=KEY).budget == 16_000
-    from_file = Settings(github_token=TOKEN).with_repo_config(RepoConfig(budget=24_000))
-    assert from_file.budget == 24_000  # the repository file is explicit too
+    assert Settings(openai_api_key=KEY, budget=24_000).budget == 24_000  # no known limit elsewhere
+    from_file = Settings(github_token=TOKEN).with_repo_config(RepoConfig(budget=5_500))
+    assert from_file.budget == 5_500  # the repository file is explicit too
+    assert Settings(github_token=TOKEN).with_repo_config(RepoConfig(budget=24_000)).budget == GITHUB_MODELS_BUDGET
+    # a model named in the repository file brings its own limit (o4-mini: 4,000 input tokens)
+    small = Settings(github_token=TOKEN).with_repo_config(RepoConfig(model="o4-mini"))
+    assert small.budget == limits_for("openai/o4-mini").budget < 3_000
+    raised = Settings(github_token=TOKEN, github_models_limits={"input_tokens": 16_000}, budget=12_000)
+    assert raised.budget == 12_000  # `github-models-limits` raises the ceiling (paid use, a bigger plan)
 
 
 def test_github_models_budget_leaves_room_for_the_schema() -> None:
-    """The packer's budget is exact over the messages; GitHub Models may also count the response_format
-    schema sent beside them. Budget + schema (as sent: strict, unbounded) must fit the input limit."""
+    """The packer's budget is exact over the messages; GitHub Models also counts the response_format
+    schema sent beside them, and a repair turn adds to the messages. Budget + schema (as sent: strict,
+    unbounded) + the smallest repair turn must fit the input limit."""
     counter = get_token_counter(GITHUB_MODELS_DEFAULT_MODEL, None)
     schema = counter.count(json.dumps(response_format("json_schema", bounded=False)))
-    assert GITHUB_MODELS_BUDGET + schema <= GITHUB_MODELS_INPUT_LIMIT
-    assert GITHUB_MODELS_INPUT_LIMIT - GITHUB_MODELS_BUDGET - schema < 200  # and wastes little
+    assert GITHUB_MODELS_BUDGET + schema + REPAIR_RESERVE_TOKENS <= GITHUB_MODELS_INPUT_LIMIT
+    assert GITHUB_MODELS_INPUT_LIMIT - GITHUB_MODELS_BUDGET - schema - REPAIR_RESERVE_TOKENS < 200  # wastes little
 
 
 def test_a_big_pr_packs_within_the_github_models_budget() -> None:

@@ -25,7 +25,6 @@ from urllib.parse import urlparse
 import openai
 
 from ..config import Settings
-from ..endpoint import GITHUB_MODELS_OUTPUT_LIMIT
 
 DEFAULT_AZURE_API_VERSION = "2024-10-21"  # GA, supports json_schema structured outputs
 
@@ -54,7 +53,20 @@ def schema_bounds_supported(settings: Settings) -> bool:
 
 def output_limit(settings: Settings) -> int | None:
     """The most completion tokens one request may ask for at this endpoint (None: no known limit)."""
-    return GITHUB_MODELS_OUTPUT_LIMIT if is_github_models(settings) else None
+    limits = settings.model_limits
+    return limits.output_tokens if limits is not None else None
+
+
+def input_limit(settings: Settings) -> int | None:
+    """The most input tokens one whole request may hold at this endpoint (None: no known limit)."""
+    limits = settings.model_limits
+    return limits.input_tokens if limits is not None else None
+
+
+def concurrency_limit(settings: Settings) -> int | None:
+    """How many requests to this model may run at once (None: no known limit)."""
+    limits = settings.model_limits
+    return limits.concurrent if limits is not None else None
 
 
 def _api_key(settings: Settings) -> str | None:

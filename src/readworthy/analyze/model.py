@@ -42,7 +42,6 @@ from ..prompts.messages import PROMPT_VERSION
 from ..prompts.schema import AnswerError, parse_digest, response_format
 from .attempts import Deadline, GaveUp, send
 from .client import (
-    is_github_models,
     is_reasoning_model,
     make_openai_client,
     model_name,
@@ -54,6 +53,7 @@ from .fragment import guard_fragment
 from .ground import ground_digest
 from .heuristic import heuristic_analysis
 from .pricing import estimate_cost
+from .spending import builtin_prices
 
 __all__ = ["analyze", "make_openai_client"]
 
@@ -318,8 +318,8 @@ def _report(
     taste: TasteUse | None = None,
 ) -> Report:
     cost = None
-    # GitHub Models' free tier costs nothing; a price-table entry prices its paid use.
-    builtin = not is_github_models(settings)
+    # Free GitHub Models use costs nothing; paid use is priced per token unit (spending.builtin_prices).
+    builtin = builtin_prices(settings)
     if spent.calls:
         cost = estimate_cost(model, spent.prompt_tokens, spent.completion_tokens, settings.price_table, builtin)
         if cost is None and spent.served_model:

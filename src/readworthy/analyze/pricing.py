@@ -4,6 +4,12 @@ Prices are US dollars per 1M tokens (input, output), OpenAI's list prices for
 standard (non-batch, uncached) requests. They change: the `price-table` input
 overrides or extends them, e.g. {"my-deployment": [0.4, 1.6]}. A model that is
 in neither table costs an unknown amount, reported as None (not as $0).
+
+GitHub Models bills paid use in token units (docs.github.com, "GitHub Models billing"): input tokens times
+the model's input multiplier plus output tokens times its output multiplier, at USD 0.00001 a token unit
+(billing/reference/costs-for-github-models lists the multipliers). Per 1M tokens that is the multiplier
+times USD 10. Free use costs nothing; models without a published multiplier (the o-series and gpt-5
+family at the time of writing) are priced only through `price-table`.
 """
 
 from __future__ import annotations
@@ -30,6 +36,29 @@ PRICES: dict[str, Price] = {
     "gpt-3.5-turbo": (0.50, 1.50),
 }
 
+TOKEN_UNIT_USD = 0.00001
+# model -> (input multiplier, output multiplier), GitHub's published table (uncached input)
+GITHUB_MODELS_MULTIPLIERS: dict[str, tuple[float, float]] = {
+    "gpt-4o": (0.25, 1.0),
+    "gpt-4o-mini": (0.015, 0.06),
+    "gpt-4.1-mini": (0.04, 0.16),
+    "gpt-4.1": (0.2, 0.8),
+    "phi-4": (0.0125, 0.05),
+    "phi-4-mini-instruct": (0.0075, 0.03),
+    "phi-4-multimodal-instruct": (0.008, 0.032),
+    "deepseek-r1": (0.135, 0.54),  # and DeepSeek-R1-0528 (snapshot suffixes are dropped before lookup)
+    "deepseek-v3": (0.114, 0.456),  # DeepSeek-V3-0324
+    "mai-ds-r1": (0.135, 0.54),
+    "grok-3-mini": (0.025, 0.127),
+    "grok-3": (0.3, 1.5),
+    "llama-4-maverick-17b-128e-instruct-fp8": (0.025, 0.1),
+    "llama-3.3-70b-instruct": (0.071, 0.071),
+}
+GITHUB_MODELS_PRICES: dict[str, Price] = {
+    name: (inp * TOKEN_UNIT_USD * 1_000_000, out * TOKEN_UNIT_USD * 1_000_000)
+    for name, (inp, out) in GITHUB_MODELS_MULTIPLIERS.items()
+}
+
 # Dated snapshots ("gpt-4.1-mini-2025-04-14") and "-latest" aliases price like their family.
 _SNAPSHOT_SUFFIX = re.compile(r"(-\d{4}-\d{2}-\d{2}|-\d{4}|-latest|-preview)+$")
 
@@ -40,9 +69,11 @@ def normalise_model_name(model: str) -> str:
     return _SNAPSHOT_SUFFIX.sub("", name)
 
 
-def lookup_price(model: str, overrides: Mapping[str, Price] | None = None, builtin: bool = True) -> Price | None:
-    """The (input, output) price for a model: overrides first (exact, then normalised), then the table
-    (unless `builtin` is False: an endpoint whose use is free unless the user prices it)."""
+def lookup_price(model: str, overrides: Mapping[str, Price] | None = None,
+                 builtin: bool | Mapping[str, Price] = True) -> Price | None:
+    """The (input, output) price for a model: overrides first (exact, then normalised), then the built-in
+    table: `True` OpenAI's, a mapping that one (GITHUB_MODELS_PRICES), `False` none (an endpoint whose use
+    is free unless the user prices it)."""
     overrides = overrides or {}
     if model in overrides:
         return _as_price(overrides[model])
@@ -50,7 +81,8 @@ def lookup_price(model: str, overrides: Mapping[str, Price] | None = None, built
     for key, price in overrides.items():
         if normalise_model_name(key) == name:
             return _as_price(price)
-    return PRICES.get(name) if builtin else None
+    table = PRICES if builtin is True else (builtin or {})
+    return table.get(name)
 
 
 def _as_price(value: Price | list[float]) -> Price:
@@ -60,7 +92,7 @@ def _as_price(value: Price | list[float]) -> Price:
 
 def estimate_cost(
     model: str, prompt_tokens: int, completion_tokens: int, overrides: Mapping[str, Price] | None = None,
-    builtin: bool = True,
+    builtin: bool | Mapping[str, Price] = True,
 ) -> float | None:
     """Dollars for one run, or None when the model's price is unknown."""
     price = lookup_price(model, overrides, builtin)

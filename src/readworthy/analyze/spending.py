@@ -10,11 +10,21 @@ replaces its reservation.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 
 from ..config import Settings
 from ..errors import ConfigError
 from .client import is_github_models, model_name
-from .pricing import estimate_cost
+from .pricing import GITHUB_MODELS_PRICES, Price, estimate_cost
+
+
+def builtin_prices(settings: Settings) -> bool | Mapping[str, Price]:
+    """Which built-in prices apply: OpenAI's list prices (True), GitHub Models' token-unit prices when its
+    use is paid (`github-models-paid`), or none (False: free GitHub Models costs nothing unless
+    `price-table` names the model)."""
+    if not is_github_models(settings):
+        return True
+    return GITHUB_MODELS_PRICES if settings.github_models_paid else False
 
 
 class CostGate:
@@ -42,17 +52,19 @@ class CostGate:
 
 def max_cost_per_analysis(settings: Settings, has_client: bool, cap_name: str = "--max-cost") -> float:
     """The most one analysis should cost; ConfigError when a cap is asked for but the price is unknown.
-    GitHub Models' free tier costs nothing unless the price table names the model."""
+    Free GitHub Models use costs nothing unless the price table names the model."""
     if not has_client:
         return 0.0
     model = model_name(settings)
-    builtin = not is_github_models(settings)
+    builtin = builtin_prices(settings)
     cost = estimate_cost(model, settings.budget, settings.output_reserve, settings.price_table, builtin)
-    if cost is None and not builtin:
+    if cost is None and builtin is False:
         return 0.0
     if cost is None:
+        paid = " (paid GitHub Models: GitHub publishes no token-unit multiplier for it)" \
+            if is_github_models(settings) else ""
         raise ConfigError(
-            f"{cap_name} needs the price of model {model!r}, which readworthy does not know: add it to the "
+            f"{cap_name} needs the price of model {model!r}, which readworthy does not know{paid}: add it to the "
             'price table (action input `price-table`, e.g. {"' + model + '": [0.4, 1.6]} USD per 1M tokens).'
         )
     return cost
