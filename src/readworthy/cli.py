@@ -32,7 +32,8 @@ log = logging.getLogger("readworthy")
 def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--language", choices=LANGUAGES, help="output language (default: en)")
     parser.add_argument("--budget", type=int,
-                        help="prompt token budget (default: 16000; 7050 with GitHub Models, its 8k request limit)")
+                        help="prompt token budget (default: 16000; with GitHub Models what the model's "
+                             "request limit leaves, e.g. 6910)")
     parser.add_argument("--model", help="model name (default: gpt-4.1-mini with OPENAI_API_KEY; openai/gpt-4.1-mini "
                                         "on GitHub Models, used with GITHUB_TOKEN or GH_TOKEN when no key is set)")
     parser.add_argument("--model-timeout", type=float, metavar="SECONDS",

@@ -21,11 +21,8 @@ from servers.openai_server import OpenAIServer, RecordedRequest
 
 from readworthy.action import run_action
 from readworthy.analyze import attempts
-from readworthy.endpoint import (
-    GITHUB_MODELS_DEFAULT_MODEL,
-    GITHUB_MODELS_INPUT_LIMIT,
-    GITHUB_MODELS_OUTPUT_LIMIT,
-)
+from readworthy.analyze.limits import limits_for
+from readworthy.endpoint import GITHUB_MODELS_DEFAULT_MODEL
 from readworthy.models import Message
 from readworthy.pack.prompt import messages_tokens
 from readworthy.pack.tokens import get_token_counter
@@ -33,6 +30,8 @@ from readworthy.render.state import decode_state
 
 FALLBACK_LABEL = "Heuristic fallback — the model could not be used"
 QUICK_S = 5.0  # "at once": a refusal or a spent quota costs seconds, never a wait
+GITHUB_MODELS_INPUT_LIMIT = limits_for(GITHUB_MODELS_DEFAULT_MODEL).input_tokens
+GITHUB_MODELS_OUTPUT_LIMIT = limits_for(GITHUB_MODELS_DEFAULT_MODEL).output_tokens
 
 
 @pytest.fixture
@@ -481,7 +480,7 @@ def test_github_models_401_and_413_name_the_token_and_the_budget(
     state = decode_state(own_comments(github_server, pr.number)[0].body)
     assert state is not None and state.fallback_reason == (
         "the request is larger than GitHub Models accepts for openai/gpt-4.1-mini (413: Request body too large "
-        "for gpt-5-mini model. Max size: 4000 tokens.): lower `budget` (now 7,050 tokens) or choose another `model`")
+        "for gpt-5-mini model. Max size: 4000 tokens.): lower `budget` (now 6,910 tokens) or choose another `model`")
     assert len(github_models_on.chat_requests) == 2  # one each: neither is retried
 
 
