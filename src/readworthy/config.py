@@ -234,7 +234,7 @@ class Settings(BaseModel):
                 update[name] = value
         updated = self.model_copy(update=update)  # model_copy validates nothing: fit the budget again
         given = "budget" in explicit or repo_config.budget is not None
-        object.__setattr__(updated, "budget", updated._fitted_budget(int(update.get("budget", self.budget)), given))
+        object.__setattr__(updated, "budget", updated._fitted_budget(updated.budget, given))
         return updated
 
 

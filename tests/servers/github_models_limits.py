@@ -24,7 +24,8 @@ What is counted and answered (GitHub's "Prototyping with AI models" rate limits,
   S seconds before retrying.", "details": ...}}`.
 A refused request counts against no quota (only admitted ones are counted). `refusals` counts them by
 kind ("tokens_limit_reached", "UserConcurrentRequests", "UserByMinute", "UserByModelByDay");
-`admitted` counts the requests let through; `largest_request` is the most input tokens one request held.
+`admitted` counts the requests let through; `largest_request` is the most input tokens one request held;
+`peak_in_flight` the most admitted requests one user had in flight at once.
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ class GitHubModelsLimiter:
         self.refusals: Counter[str] = Counter()
         self.admitted = 0
         self.largest_request = 0
+        self.peak_in_flight = 0  # the most admitted requests of one user in flight at once
         self._count = _o200k()
         self._lock = threading.Lock()
         self._in_flight: Counter[str] = Counter()
@@ -151,6 +153,7 @@ class GitHubModelsLimiter:
             minute.append(now)
             day.append(now)
             self._in_flight[user] += 1
+            self.peak_in_flight = max(self.peak_in_flight, self._in_flight[user])
             self.admitted += 1
         return Ticket(user, messages)
 

@@ -24,7 +24,7 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Literal
+from typing import Any, Literal, cast
 
 log = logging.getLogger(__name__)
 
@@ -140,14 +140,14 @@ def limits_for(model: str, plan: str = DEFAULT_PLAN, overrides: Mapping[str, int
             log.warning("GitHub Models: %r is not in readworthy's table of model tiers; using the most "
                         "conservative published limits (%d input tokens, %d at once, %d a day). Set "
                         "`github-models-limits` to the figures of its tier.", model, inp, concurrent, day)
-        limits = ModelLimits(name, inp, out, minute, day, concurrent, plan, known=False)  # type: ignore[arg-type]
+        limits = ModelLimits(name, inp, out, minute, day, concurrent, plan, known=False)
     else:
         row = TABLE[tier]
-        inp, out, minute, day, concurrent = row[plan]  # type: ignore[index]
+        inp, out, minute, day, concurrent = row[plan]
         offered = day != _NA
         if not offered:  # shape and pace requests as on the first plan that offers the tier; none a day
             inp, out, minute, _, concurrent = next(row[p] for p in PLANS if row[p][3] != _NA)
-        limits = ModelLimits(tier, inp, out, minute, day, concurrent, plan, offered=offered)  # type: ignore[arg-type]
+        limits = ModelLimits(tier, inp, out, minute, day, concurrent, plan, offered=offered)
     return with_overrides(limits, overrides or {})
 
 
@@ -161,4 +161,4 @@ def with_overrides(limits: ModelLimits, overrides: Mapping[str, int]) -> ModelLi
            or (v == 0 and k != "per_day")}
     if bad:
         raise ValueError(f"GitHub Models limits must be positive whole numbers (per_day may be 0): {bad}")
-    return replace(limits, **dict(overrides))
+    return replace(limits, **cast(dict[str, Any], dict(overrides)))
