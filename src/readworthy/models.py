@@ -345,6 +345,16 @@ class TasteUse(_Frozen):
     changed_from: Verdict | None = None
 
 
+class RateLimitHit(_Frozen):
+    """A rate limit the model endpoint answered and readworthy did not wait out (a 429): which, and until when.
+    A spent day quota (`day_quota`) means no request to this model succeeds before `until`."""
+
+    kind: str = ""  # `x-ratelimit-type` (GitHub Models: UserByModelByDay, UserByMinute ...), "" if not said
+    day_quota: bool = False
+    retry_after_s: float | None = None  # the Retry-After not waited, in seconds, when known
+    until: str = ""  # ISO time when it should be lifted ("" when unknown)
+
+
 class Usage(_Frozen):
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -376,6 +386,7 @@ class Report(BaseModel):
     input_hash: str = ""
     team: TeamVerdict | None = None  # the team's verdict (`/readworthy verdict`), kept across re-runs
     taste: TasteUse | None = None  # the team's past corrections that informed this analysis
+    rate_limit: RateLimitHit | None = None  # the 429 that ended the model call, when one did (see analyze)
 
     @property
     def verdict(self) -> Verdict:

@@ -475,13 +475,14 @@ def test_github_models_401_and_413_name_the_token_and_the_budget(
     assert state is not None
     assert state.fallback_reason == "GitHub Models did not accept the GitHub token (401): check `github-token`"
     github_models_on.add_error(413, "Request body too large for gpt-5-mini model. Max size: 4000 tokens.",
-                               code="tokens_limit_reached")
+                               code="tokens_limit_reached", times=3)
     review(github_server, pr, tmp_path / "2", monkeypatch, capsys, force="true")
     state = decode_state(own_comments(github_server, pr.number)[0].body)
     assert state is not None and state.fallback_reason == (
         "the request is larger than GitHub Models accepts for openai/gpt-4.1-mini (413: Request body too large "
         "for gpt-5-mini model. Max size: 4000 tokens.): lower `budget` (now 6,910 tokens) or choose another `model`")
-    assert len(github_models_on.chat_requests) == 2  # one each: neither is retried
+    # the 401 is not retried; nor is the 413: this PR packed for the 4,000 tokens it names is no smaller
+    assert len(github_models_on.chat_requests) == 2 and github_models_on.pending == 2
 
 
 def test_a_spent_day_quota_is_not_asked_again_for_the_next_pr_of_the_run(

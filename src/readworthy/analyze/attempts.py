@@ -1,10 +1,14 @@
 """One chat-completion request, retried on transient faults, inside the model step's wall-clock bound.
 
     deadline = Deadline(settings.model_timeout)      # `model-timeout`: every attempt, wait and repair turn
-    response = send(client, kwargs, deadline, retries, on_attempt)
+    response = send(client, kwargs, deadline, retries, on_attempt, pace)   # pace: the model's limits
 
 Retried, at most `retries` more times and only while the wait fits in the time left: 408, 409, 5xx,
-connection errors, a connect timeout, and a 429 whose Retry-After is short. Never retried:
+connection errors, a connect timeout, and a 429 whose Retry-After is short, never before it: a 429 is
+retried after its Retry-After plus a little jitter, and one that asks for no wait at all (GitHub Models'
+`UserConcurrentRequests` answers `retry-after: 0`) after a floor that doubles (BUSY_FLOOR_S, 2x, 4x ...,
+with jitter), so runs that collide spread out instead of spinning. A busy answer does not use up
+`retries`: it is retried while the wait fits in the time left (at most BUSY_RETRIES times). Never retried:
 - other 4xx (400, 401, 403, 404, 413, 422): configuration errors or the request's shape; they are
   raised unchanged for the caller to adapt to or explain;
 - a 429 for a spent day quota (`x-ratelimit-type: ...ByDay`, GitHub Models) or with a Retry-After
@@ -17,17 +21,23 @@ connection), the endpoint is not asked for SILENT_PAUSE_S, then one request prob
 `all-open` run or a digest over a stuck endpoint then costs two bounds, not one per PR.
 Each attempt may use all the time left, but connecting at most CONNECT_TIMEOUT_S, so an unreachable
 host fails in seconds. The openai client itself is built with max_retries=0 (client.py).
+
+Pace (the model's published limits, analyze/limits.py): at most `concurrent` requests of this process are
+in flight per endpoint and model (the digest's workers wait for a slot, inside their bound), and at most
+`per_minute` start in any 60 s; a request that could not start within the bound gives up as "deadline".
 """
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import logging
 import math
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +49,10 @@ CONNECT_TIMEOUT_S = 10.0
 MAX_RATE_WAIT_S = 60.0  # a Retry-After beyond this is a quota, not a blip: fall back now
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 MIN_ATTEMPT_S = 0.2  # less time than this left: another attempt could not finish
+BUSY_FLOOR_S = 1.0  # the least wait after a 429 that asks for none (a concurrency limit): never a busy loop
+BUSY_CAP_S = 8.0
+BUSY_RETRIES = 12
+MINUTE_S = 60.0
 _RETRIED_STATUS = frozenset({408, 409, 429})
 # (base URL, model) -> monotonic time until which the day quota is known to be spent
 _spent_quota: dict[tuple[str, str], float] = {}
@@ -49,11 +63,27 @@ SILENT_PAUSE_S = 300.0
 _silent: dict[str, tuple[int, float]] = {}
 
 
+# (base URL, model) -> the slots of requests in flight, and the start times of the last minute's requests
+_slots: dict[tuple[str, str], threading.BoundedSemaphore] = {}
+_starts: dict[tuple[str, str], deque[float]] = {}
+
+
 def forget_endpoints() -> None:
-    """Forget spent quotas and silent endpoints: what a new process starts with (tests run many runs)."""
+    """Forget spent quotas, silent endpoints and paced requests: what a new process starts with (tests and
+    benches run many runs in one process)."""
     with _spent_lock:
         _spent_quota.clear()
         _silent.clear()
+        _slots.clear()
+        _starts.clear()
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How many requests to one model may be in flight at once and start per minute (None: no limit)."""
+
+    concurrent: int | None = None
+    per_minute: int | None = None
 
 
 class Deadline:
@@ -77,6 +107,13 @@ class GaveUp(Exception):
     error: openai.APIError | None
     attempts: int
     wait: float | None = None  # the Retry-After that was not waited, in seconds
+
+    @property
+    def limit_type(self) -> str:
+        """The answer's `x-ratelimit-type` (GitHub Models: UserByModelByDay, UserByMinute ...), if any."""
+        if isinstance(self.error, openai.APIStatusError):
+            return str(_headers(self.error).get("x-ratelimit-type", ""))
+        return ""
 
 
 def retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -123,6 +160,7 @@ def send(
     deadline: Deadline,
     retries: int,
     on_attempt: Callable[[], None],
+    pace: Pace | None = None,
 ) -> Any:
     """The chat completion for `kwargs`, or GaveUp / the endpoint's own 4xx error (see the module doc)."""
     quota_key = (str(client.base_url), str(kwargs.get("model", "")))
@@ -135,7 +173,7 @@ def send(
     if paused > 0:  # earlier PRs of this run waited in vain: do not wait again
         raise GaveUp("silent", None, 0, paused)
     try:
-        response = _send_with_retries(client, kwargs, deadline, retries, on_attempt, quota_key)
+        response = _send_with_retries(client, kwargs, deadline, retries, on_attempt, quota_key, pace or Pace())
     except openai.APIStatusError:
         _note_silence(endpoint_key, heard=True)  # any HTTP answer, even an error, shows it is alive
         raise
@@ -169,16 +207,19 @@ def _send_with_retries(
     retries: int,
     on_attempt: Callable[[], None],
     quota_key: tuple[str, str],
+    pace: Pace,
 ) -> Any:
     failures = 0
+    busy = 0  # 429s that asked for no wait: retried on their own count, with a growing floor
     last: openai.APIError | None = None
     while True:
         left = deadline.left()
         if left < MIN_ATTEMPT_S:
-            raise GaveUp("deadline", last, failures)
-        on_attempt()
+            raise GaveUp("deadline", last, failures + busy)
         try:
-            return client.chat.completions.create(**kwargs, timeout=_attempt_timeout(left))
+            with _slot(quota_key, pace, deadline, last, failures + busy):
+                on_attempt()
+                return client.chat.completions.create(**kwargs, timeout=_attempt_timeout(deadline.left()))
         except openai.APIStatusError as exc:
             last = exc
             try:
@@ -186,7 +227,19 @@ def _send_with_retries(
             except GaveUp as gave_up:
                 if gave_up.why == "day-quota":
                     _remember_spent_quota(quota_key, gave_up.wait)
+                gave_up.attempts += busy
                 raise
+            if wait is None:  # busy: wait out a floor that grows, and do not spend a retry on it
+                busy += 1
+                wait = _busy_wait(busy)
+                if busy > BUSY_RETRIES:
+                    raise GaveUp("exhausted", last, failures + busy) from None
+                if wait + MIN_ATTEMPT_S > deadline.left():
+                    raise GaveUp("deadline", last, failures + busy, wait) from None
+                log.info("model endpoint: %s (busy: %s); retrying in %.1fs", _short(last),
+                         _headers(exc).get("x-ratelimit-type", "retry-after 0"), wait)
+                time.sleep(wait)
+                continue
         except openai.APITimeoutError as exc:
             last = exc
             if deadline.left() < MIN_ATTEMPT_S:
@@ -197,10 +250,47 @@ def _send_with_retries(
             wait = _backoff(failures)
         failures += 1
         if failures > retries:
-            raise GaveUp("exhausted", last, failures) from None
+            raise GaveUp("exhausted", last, failures + busy) from None
         if wait + MIN_ATTEMPT_S > deadline.left():
-            raise GaveUp("deadline", last, failures, wait) from None
+            raise GaveUp("deadline", last, failures + busy, wait) from None
         log.info("model endpoint: %s; attempt %d of %d in %.1fs", _short(last), failures + 1, retries + 1, wait)
+        time.sleep(wait)
+
+
+@contextlib.contextmanager
+def _slot(key: tuple[str, str], pace: Pace, deadline: Deadline, last: openai.APIError | None,
+          attempts: int) -> Iterator[None]:
+    """Hold one of the model's concurrent slots, once the minute's pace allows another start."""
+    slots = None
+    if pace.concurrent:
+        with _spent_lock:
+            slots = _slots.setdefault(key, threading.BoundedSemaphore(pace.concurrent))
+        if not slots.acquire(timeout=max(0.0, deadline.left() - MIN_ATTEMPT_S)):
+            raise GaveUp("deadline", last, attempts)
+    try:
+        if pace.per_minute:
+            _wait_for_the_minute(key, pace.per_minute, deadline, last, attempts)
+        yield
+    finally:
+        if slots is not None:
+            slots.release()
+
+
+def _wait_for_the_minute(key: tuple[str, str], per_minute: int, deadline: Deadline,
+                         last: openai.APIError | None, attempts: int) -> None:
+    while True:
+        with _spent_lock:
+            starts = _starts.setdefault(key, deque())
+            now = time.monotonic()
+            while starts and starts[0] <= now - MINUTE_S:
+                starts.popleft()
+            if len(starts) < per_minute:
+                starts.append(now)
+                return
+            wait = starts[0] + MINUTE_S - now
+        if wait + MIN_ATTEMPT_S > deadline.left():
+            raise GaveUp("long-wait", last, attempts, wait)
+        log.info("model endpoint: %d requests started in the last minute (its limit); next in %.1fs", per_minute, wait)
         time.sleep(wait)
 
 
@@ -210,8 +300,9 @@ def _remember_spent_quota(key: tuple[str, str], wait: float | None) -> None:
         _spent_quota[key] = time.monotonic() + seconds
 
 
-def _wait_for_status(exc: openai.APIStatusError, failures: int, deadline: Deadline) -> float:
-    """How long to wait before retrying this answer; raises when it must not be retried."""
+def _wait_for_status(exc: openai.APIStatusError, failures: int, deadline: Deadline) -> float | None:
+    """How long to wait before retrying this answer (None: busy, see _busy_wait); raises when it must not be
+    retried."""
     headers = _headers(exc)
     status = exc.status_code
     if status not in _RETRIED_STATUS and status < 500:
@@ -224,9 +315,16 @@ def _wait_for_status(exc: openai.APIStatusError, failures: int, deadline: Deadli
             raise GaveUp("day-quota", exc, failures + 1, asked) from None
         if asked is not None and (asked > MAX_RATE_WAIT_S or asked + MIN_ATTEMPT_S > deadline.left()):
             raise GaveUp("long-wait", exc, failures + 1, asked) from None
+        if asked == 0.0 or "concurrent" in headers.get("x-ratelimit-type", "").lower():
+            return None  # busy (`retry-after: 0`), not rate limited: the caller waits a growing floor
     if asked is not None and asked <= MAX_RATE_WAIT_S:
-        return asked  # the server said how long; no jitter on top
+        return asked + random.uniform(0.0, min(1.0, 0.1 * asked))  # never before it; spread a little
     return _backoff(failures)
+
+
+def _busy_wait(busy: int) -> float:
+    """BUSY_FLOOR_S, doubling per busy answer up to BUSY_CAP_S, plus up to half again of jitter."""
+    return min(BUSY_CAP_S, BUSY_FLOOR_S * float(2 ** (busy - 1))) * (1 + 0.5 * random.random())
 
 
 def _backoff(failures: int) -> float:

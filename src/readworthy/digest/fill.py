@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
+from ..analyze.client import concurrency_limit
 from ..analyze.spending import CostGate, max_cost_per_analysis
 from ..errors import ReadworthyError
 from ..event import PullRequestInfo
@@ -138,6 +139,12 @@ def fill(ctx: Context, candidates: list[PullSummary]) -> Filled:
     return filled
 
 
+def _workers(ctx: Context) -> int:
+    """Analyses at a time: the request's, but never more than the model allows at once (GitHub Models' tier)."""
+    allowed = concurrency_limit(ctx.session.settings) if ctx.session.client is not None else None
+    return max(1, min(ctx.request.concurrency, allowed or ctx.request.concurrency))
+
+
 def _analyse_all(ctx: Context, misses: list[tuple[PullSummary, Lookup]], gate: CostGate, budget: RequestBudget,
                  filled: Filled, done_before: int) -> None:
     total = done_before + len(misses)
@@ -145,9 +152,13 @@ def _analyse_all(ctx: Context, misses: list[tuple[PullSummary, Lookup]], gate: C
     running: dict[Future[ReviewOutcome], PullSummary] = {}
     done = done_before
     out_of_requests = False
-    with ThreadPoolExecutor(max_workers=max(1, ctx.request.concurrency)) as pool:
+    workers = _workers(ctx)
+    if workers < ctx.request.concurrency:
+        log.info("%d analyses at a time, not %d: the model allows %d requests at once", workers,
+                 ctx.request.concurrency, workers)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
         while queue or running:
-            while queue and len(running) < max(1, ctx.request.concurrency):
+            while queue and len(running) < workers:
                 # Requests first: a cost reservation that is never used would have to be given back.
                 if not budget.allows(ANALYSIS_REQUESTS * (len(running) + 1)):
                     out_of_requests = True
