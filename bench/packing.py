@@ -1,8 +1,11 @@
 """Packing bench: does the prompt SHOW the code a reader needs, next to the baselines, and at what cost?
 
-    .venv/bin/python bench/packing.py [--fixtures ../shared/fixtures/vllm] [--quick] [--skip-timing]
+    .venv/bin/python bench/packing.py [--fixtures ../shared/fixtures/vllm] [--quick] [--budgets 2910,6910]
+                                      [--skip-timing]
 
-1. Code recall per fixture and budget (4k, 8k, 16k, 32k). The names a reader needs come from outside
+1. Code recall per fixture and budget (4k, 8k, 16k, 32k, and the two budgets GitHub Models' limits leave:
+   a 4,000-input model's (o4-mini, gpt-5, DeepSeek-R1) and an 8,000-input model's, from
+   readworthy.analyze.limits, marked "gm-4k" / "gm-8k"). The names a reader needs come from outside
    the packer: the `key_points` of each PR in labels.jsonl. A target counts as recalled only when the
    prompt's diff section shows, verbatim and under that file's header, an added ("+") line of the PR
    that carries the name (path-only targets: any added line of that file); the file index never
@@ -41,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 # readworthy, only through these entry points (one place to re-point when modules move)
+from readworthy.analyze.limits import limits_for
 from readworthy.config import build_settings
 from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.pack.prompt import messages_tokens, pack_prompt
@@ -58,7 +62,9 @@ DEFAULT_FIXTURES = next(
      if (d / "shared" / "fixtures" / "vllm").is_dir()),
     Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "vllm",
 )
-BUDGETS = (4_000, 8_000, 16_000, 32_000)
+# What a whole request leaves for the prompt on GitHub Models: a 4,000-input model, an 8,000-input one
+GM_BUDGETS = {limits_for("openai/o4-mini", "pro").budget: "gm-4k", limits_for("openai/gpt-4.1-mini").budget: "gm-8k"}
+BUDGETS = tuple(sorted({4_000, 8_000, 16_000, 32_000, *GM_BUDGETS}))
 NOISE = (48472, 46799, 52672)
 MODES = ("alone", "noise")
 PER_MESSAGE_SLACK = 16  # baselines: room for the fences around their two sections
@@ -245,6 +251,11 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return statistics.mean(kept) if kept else None
 
 
+def _b(budget: int) -> str:
+    """A budget, and which GitHub Models limit leaves it."""
+    return f"{budget} {GM_BUDGETS[budget]}" if budget in GM_BUDGETS else str(budget)
+
+
 def _f(value: float | None, width: int = 4) -> str:
     return f"{value:.2f}".rjust(width) if value is not None else "-".rjust(width)
 
@@ -278,7 +289,7 @@ def print_recall(results: Results, fixtures: Sequence[Fixture], budgets: Sequenc
             print(f"{fx.number:>6} {len(fx.targets.measurable):>3} {budget:>6} | " + " | ".join(cells))
     counted = sum(1 for f in fixtures if f.targets.measurable)
     print(f"\nMean code recall over the {counted} PRs with measurable targets: alone / noise / both")
-    print(f"{'budget':>6} | " + " | ".join(f"{n:>20}" for n in names))
+    print(f"{'budget':>12} | " + " | ".join(f"{n:>20}" for n in names))
     for budget in budgets:
         cells = []
         for n in names:
@@ -286,7 +297,7 @@ def print_recall(results: Results, fixtures: Sequence[Fixture], budgets: Sequenc
             b = _mean([results[(n, "noise", budget, f.number)].recall for f in fixtures])
             both = (a + b) / 2 if a is not None and b is not None else None
             cells.append(f"{_f(a)} / {_f(b)} / {_f(both)}".rjust(20))
-        print(f"{budget:>6} | " + " | ".join(cells))
+        print(f"{_b(budget):>12} | " + " | ".join(cells))
     print("\nGoal (issue 13): readworthy's recall >= the better pr-agent variant at every budget, alone, in noise "
           "and both")
     for budget in budgets:
@@ -297,7 +308,7 @@ def print_recall(results: Results, fixtures: Sequence[Fixture], budgets: Sequenc
             best = max(mean["pr-agent"] or 0.0, mean["pr-agent-nolang"] or 0.0)
             ours = mean["readworthy"] or 0.0
             cells.append(f"{label} {ours:.3f} vs {best:.3f} {'MET' if ours >= best else 'NOT MET'}")
-        print(f"  {budget:>6}: " + "; ".join(cells))
+        print(f"  {_b(budget):>12}: " + "; ".join(cells))
 
 
 def print_breadth(results: Results, fixtures: Sequence[Fixture], budgets: Sequence[int]) -> None:
@@ -318,7 +329,7 @@ def print_breadth(results: Results, fixtures: Sequence[Fixture], budgets: Sequen
             print(f"{fx.number:>6} {total:>6} {budget:>6} | " + " | ".join(cells))
     print("\nMean breadth (PRs with added source lines) alone / noise; share of PRs with every file named "
           "alone / noise")
-    print(f"{'budget':>6} | " + " | ".join(f"{n:>27}" for n in names))
+    print(f"{'budget':>12} | " + " | ".join(f"{n:>27}" for n in names))
     for budget in budgets:
         cells = []
         for n in names:
@@ -327,7 +338,7 @@ def print_breadth(results: Results, fixtures: Sequence[Fixture], budgets: Sequen
             cells.append(f"{_f(_mean([s.breadth for s in got['alone']]))} / "
                          f"{_f(_mean([s.breadth for s in got['noise']]))}  named {share['alone']:.2f} / "
                          f"{share['noise']:.2f}".rjust(27))
-        print(f"{budget:>6} | " + " | ".join(cells))
+        print(f"{_b(budget):>12} | " + " | ".join(cells))
 
 
 def print_tokens(results: Results, budgets: Sequence[int]) -> None:
@@ -338,7 +349,7 @@ def print_tokens(results: Results, budgets: Sequence[int]) -> None:
             used = [s.tokens for (name, _, b, _), s in results.items() if name == n and b == budget]
             over = sum(1 for t in used if t > budget)
             cells.append(f"{n} {statistics.mean(used):.0f} / {max(used)}" + (f" ({over} OVER)" if over else ""))
-        print(f"  {budget:>6}: " + "; ".join(cells))
+        print(f"  {_b(budget):>12}: " + "; ".join(cells))
 
 
 # --------------------------------------------------------------------------- time and memory
@@ -418,9 +429,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES)
     parser.add_argument("--quick", action="store_true", help="8k only, one timing run")
+    parser.add_argument("--budgets", help="comma-separated budgets instead of the default set, e.g. 2910,6910")
     parser.add_argument("--skip-timing", action="store_true")
     args = parser.parse_args(argv)
     budgets = (8_000,) if args.quick else BUDGETS
+    if args.budgets:
+        budgets = tuple(int(b) for b in args.budgets.split(","))
     counter = default_counter()
     print(f"token counter: {counter.impl.name} (readworthy's, for its default model); pr-agent port: {pa.VERSION}")
     if not (args.fixtures / "index.json").is_file():
