@@ -84,6 +84,7 @@ def _row(name: str, ai: Any, limit: int, gh: Any = None, number: int = 0, extra:
     gaps = [b.time - a.time for a, b in zip(ai.chat_requests, ai.chat_requests[1:], strict=False)]
     refused = dict(limiter.refusals)
     return {"scenario": name, "requests": len(sizes), "largest": max(sizes, default=0), "limit": limit,
+            "admitted": limiter.largest_admitted,
             "refused": refused, "gaps": gaps, "result": _analyzer(gh, number) if gh is not None else extra}
 
 
@@ -272,7 +273,8 @@ def main() -> int:
     for r in rows:
         gaps = ", ".join(f"{g:.2f}" for g in r["gaps"][:6]) or "-"
         print(f"\n{r['scenario']}\n  requests {r['requests']}, largest whole request {r['largest']:,} tokens "
-              f"(limit {r['limit']:,}){' OVER' if r['largest'] > r['limit'] else ''}; refused {r['refused'] or 'none'}"
+              f"(limit {r['limit']:,}){' OVER' if r['largest'] > r['limit'] else ''}, largest admitted "
+              f"{r['admitted']:,}; refused {r['refused'] or 'none'}"
               f"\n  seconds between requests: {gaps}; wall {r['wall']:.1f} s\n  result: {r['result']}")
     return 0
 

@@ -8,6 +8,10 @@
                          latency=0.0)                      # seconds each admitted request is held in flight
     clock.advance(3_600)                                   # a replay moves the day on without waiting
 
+readworthy paces its own requests by the tier's limits in real time (analyze/attempts.py); a replay that moves
+this clock on should call `readworthy.analyze.attempts.forget_endpoints()` as it does (a new runner process
+starts with nothing remembered), or readworthy waits out in real seconds a minute the replay already skipped.
+
 What is counted and answered (GitHub's "Prototyping with AI models" rate limits, and its real answers):
 - **The whole request**: every message's content plus its framing (4 tokens a message, 3 for the reply)
   and the `response_format` schema (and `tools`, if any) as JSON text, counted with o200k_base. Over the
@@ -24,7 +28,8 @@ What is counted and answered (GitHub's "Prototyping with AI models" rate limits,
   S seconds before retrying.", "details": ...}}`.
 A refused request counts against no quota (only admitted ones are counted). `refusals` counts them by
 kind ("tokens_limit_reached", "UserConcurrentRequests", "UserByMinute", "UserByModelByDay");
-`admitted` counts the requests let through; `largest_request` is the most input tokens one request held;
+`admitted` counts the requests let through; `largest_request` is the most input tokens one request held
+(`largest_admitted`: one that was let through);
 `peak_in_flight` the most admitted requests one user had in flight at once.
 """
 
@@ -109,6 +114,7 @@ class GitHubModelsLimiter:
         self.admitted = 0
         self.largest_request = 0
         self.peak_in_flight = 0  # the most admitted requests of one user in flight at once
+        self.largest_admitted = 0  # the most input tokens a request that was let through held
         self._count = _o200k()
         self._lock = threading.Lock()
         self._in_flight: Counter[str] = Counter()
@@ -154,6 +160,7 @@ class GitHubModelsLimiter:
             day.append(now)
             self._in_flight[user] += 1
             self.peak_in_flight = max(self.peak_in_flight, self._in_flight[user])
+            self.largest_admitted = max(self.largest_admitted, whole)
             self.admitted += 1
         return Ticket(user, messages)
 
