@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
 import io
 import os
 import sys
@@ -44,6 +45,14 @@ def _paths(src: Path) -> None:
 def _quiet(fn: Any, *args: Any) -> Any:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         return fn(*args)
+
+
+def _action(environ: Any) -> int:
+    """`readworthy action` in process; the stand-in is on loopback, which only the test runner may allow."""
+    from readworthy.action import run_action
+
+    allow = "loopback_models" in inspect.signature(run_action).parameters  # older checkouts have no such switch
+    return int(_quiet(lambda: run_action(environ, loopback_models=True) if allow else run_action(environ)))
 
 
 def _env(gh: Any, ai: Any, work: Path, event: str, payload: Any, inputs: dict[str, str]) -> None:
@@ -94,7 +103,6 @@ def repair_turn(work: Path) -> dict[str, Any]:
     from servers.github_server import GitHubServer
     from servers.openai_server import OpenAIServer
 
-    from readworthy.action import run_action
 
     gh, ai = GitHubServer().start(), OpenAIServer().start()
     try:
@@ -104,7 +112,7 @@ def repair_turn(work: Path) -> dict[str, Any]:
         ai.add_reply("Here is my analysis of the pull request. " + "The routes move into modules. " * 110)
         ai.add_json(GOOD_DIGEST)
         _env(gh, ai, work, "pull_request_target", pr_payload(pr, "opened"), {})
-        _quiet(run_action, os.environ)
+        _action(os.environ)
         return _row("repair turn (8,000-input model)", ai, 8_000, gh, pr.number)
     finally:
         gh.stop()
@@ -117,7 +125,6 @@ def small_model(work: Path) -> dict[str, Any]:
     from servers.github_server import GitHubServer
     from servers.openai_server import OpenAIServer
 
-    from readworthy.action import run_action
 
     gh, ai = GitHubServer().start(), OpenAIServer().start()
     try:
@@ -126,7 +133,7 @@ def small_model(work: Path) -> dict[str, Any]:
         ai.add_json(GOOD_DIGEST, times=4)
         _env(gh, ai, work, "pull_request_target", pr_payload(pr, "opened"),
              {"model": "o4-mini", "github-models-plan": "pro"})
-        _quiet(run_action, os.environ)
+        _action(os.environ)
         return _row("4,000-input model (o4-mini)", ai, 4_000, gh, pr.number)
     finally:
         gh.stop()
@@ -141,7 +148,6 @@ def concurrency(work: Path) -> dict[str, Any]:
     from servers.github_state import WORKFLOW_TOKEN
     from servers.openai_server import OpenAIServer
 
-    from readworthy.action import run_action
 
     gh, ai = GitHubServer().start(), OpenAIServer().start()
     try:
@@ -163,7 +169,7 @@ def concurrency(work: Path) -> dict[str, Any]:
         time.sleep(0.2)
         limiter.latency = 0.0  # only the other run's request is slow
         started = time.monotonic()
-        _quiet(run_action, os.environ)
+        _action(os.environ)
         other.join()
         row = _row("concurrency 429 (retry-after: 0)", ai, 8_000, gh, pr.number)
         row["gaps"] = row["gaps"][1:]  # the other run's request is first
@@ -181,7 +187,6 @@ def smaller_limit(work: Path) -> dict[str, Any]:
     from servers.github_server import GitHubServer
     from servers.openai_server import OpenAIServer
 
-    from readworthy.action import run_action
 
     gh, ai = GitHubServer().start(), OpenAIServer().start()
     try:
@@ -189,7 +194,7 @@ def smaller_limit(work: Path) -> dict[str, Any]:
         ai.github_models(Limits(input_tokens=6_000))
         ai.add_json(GOOD_DIGEST, times=4)
         _env(gh, ai, work, "pull_request_target", pr_payload(pr, "opened"), {})
-        _quiet(run_action, os.environ)
+        _action(os.environ)
         return _row("endpoint allows 6,000, not 8,000", ai, 6_000, gh, pr.number)
     finally:
         gh.stop()
