@@ -11,6 +11,7 @@ footer ("2 secrets redacted").
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -18,7 +19,9 @@ from collections.abc import Callable
 
 from .identifiers import reads_as_identifier
 
-# Known shapes. Group names are the kinds shown in the replacement.
+# Known shapes. Group names are the kinds shown in the replacement. A shape whose characters can run on
+# (`sk-sk-sk-…`, `eyJ-eyJ-…`) starts only where such a run starts, so a long run is read once, not once
+# from each of its positions.
 _TOKEN_RE = re.compile(
     "|".join(
         (
@@ -28,33 +31,45 @@ _TOKEN_RE = re.compile(
             r"(?P<github_token>\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b)",
             r"(?P<github_pat>\bgithub_pat_[A-Za-z0-9_]{22,255}\b)",
             (
-                r"(?P<openai_key>\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?(?=[A-Za-z0-9_\-]*\d)"
-                r"(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9_\-]))"
+                r"(?P<openai_key>(?<![A-Za-z0-9_\-])sk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?"
+                r"(?=[A-Za-z0-9_\-]{0,255}\d)(?=[A-Za-z0-9_\-]{0,255}[A-Za-z])[A-Za-z0-9_\-]{20,}"
+                r"(?![A-Za-z0-9_\-]))"
             ),
             r"(?P<slack_token>\bxox[abposre]-[A-Za-z0-9\-]{10,})",
             r"(?P<slack_webhook>https://hooks\.slack\.com/services/[A-Za-z0-9_/]{20,})",
             r"(?P<stripe_key>\b(?:sk|rk)_live_[A-Za-z0-9]{20,})",
             r"(?P<huggingface_token>\bhf_[A-Za-z]{34,})",
             r"(?P<npm_token>\bnpm_[A-Za-z0-9]{36}\b)",
-            r"(?P<jwt>\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,})",
+            r"(?P<jwt>(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,})",
         )
     )
 )
 # A PEM private key block; inside a diff every line carries a +/-/space prefix, inside JSON the
 # newlines are literal "\n". An unterminated block (truncated diff) is redacted to its last base64 line.
-_PRIVATE_KEY_RE = re.compile(
-    r"-----BEGIN (?P<label>[A-Z0-9 ]*?)PRIVATE KEY( BLOCK)?-----"
-    r"(?:[\s\S]*?-----END (?P=label)PRIVATE KEY( BLOCK)?-----|(?:(?:\\n|\s|[+\- ])*[A-Za-z0-9+/=]{8,})*)"
-)
+# The block's END is looked up (private_key_spans), not scanned for from every BEGIN: a text of many
+# unterminated BEGIN lines would otherwise be read once per line.
+_PRIVATE_KEY_BEGIN_RE = re.compile(r"-----BEGIN (?P<label>[A-Z0-9 ]{0,64}?)PRIVATE KEY(?: BLOCK)?-----")
+_PRIVATE_KEY_END_RE = re.compile(r"-----END (?P<label>[A-Z0-9 ]{0,64}?)PRIVATE KEY(?: BLOCK)?-----")
+_KEY_LINES_RE = re.compile(r"(?:(?:\\n|\s|[+\- ])*[A-Za-z0-9+/=]{8,})*")
 _KEY_MATERIAL_RE = re.compile(r"[A-Za-z0-9+/]{16,}")
-# NAME = value, NAME: value, "name": "value", --name value; the name says it is a secret.
-_ASSIGNMENT_RE = re.compile(
-    r"""(?P<name>\b[A-Za-z0-9_.\-]*?(?:api[_\-]?key|access[_\-]?key|secret|token|passw(?:or)?d|passwd|pwd|"""
-    r"""credentials?|private[_\-]?key|client[_\-]?secret|auth[_\-]?key|_key|-key)\b["']?)"""
-    r"""(?P<sep>\s*(?::=|=>|=|:)\s*|\s+)"""
-    r"""(?:(?P<quote>["'`])(?P<qvalue>[^"'`\n]{6,200})(?P=quote)|(?P<value>[^\s"'`,;)\]}]{6,200}))""",
-    re.IGNORECASE,
+# NAME = value, NAME: value, "name": "value", --name value; the name says it is a secret. Found from
+# the word at the name's end (_SECRET_WORD_RE, over an ASCII-lowered copy: a case-insensitive pattern
+# cannot skip ahead), then the rest is matched from there (_AFTER_NAME_RE) and the name walked back
+# (_name_start, at most NAME_MAX characters): each character is read a bounded number of times, where
+# a pattern starting with the name would re-read a long dotted run from each of its positions.
+_SECRET_WORD_RE = re.compile(
+    r"(?:api[_\-]?key|access[_\-]?key|secret|token|passw(?:or)?d|passwd|pwd|credentials?|private[_\-]?key"
+    r"|client[_\-]?secret|auth[_\-]?key|_key|-key)\b"
 )
+_AFTER_NAME_RE = re.compile(
+    r"""(?P<close>["']?)(?P<sep>[^\S\n]*(?::=|=>|=|:)[^\S\n]*|[^\S\n]+)"""
+    r"""(?:(?P<quote>["'`])(?P<qvalue>[^"'`\n]{6,200})(?P=quote)|(?P<value>[^\s"'`,;)\]}]{6,200}))"""
+)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+NAME_MAX = 128  # characters of a name before its secret word: VLLM_ROCM_CUSTOM_..._API_KEY is far shorter
+# Characters whose lower case is longer than themselves (only İ, U+0130): swapped for a letter in no
+# secret word before lowering, so the lowered copy keeps every offset of the text.
+_LONGER_WHEN_LOWERED_RE = re.compile("[\u0130]")
 _PLACEHOLDER_RE = re.compile(
     r"REDACTED|x{4,}|\*{3,}|\.{3}|<[^>]*>|\$\{|\{\{|%\(|your[_\-]|example|dummy|placeholder|changeme|"
     r"abc123|123456|"
@@ -68,66 +83,121 @@ _PASSWORD_WORD_RE = re.compile(r"passw|kennwort|contrase|mot de passe", re.IGNOR
 _TEMPLATE_RE = re.compile(r"\{\w*\}|%[sd]")
 
 
-# Substrings every match of _TOKEN_RE / _ASSIGNMENT_RE contains. Scanning for them with str.find
-# (C speed) and running the regexes only on the lines that have one keeps a 6 MB diff under 0.2 s;
-# the regexes alone would try every position of the text.
+# Substrings every match of _TOKEN_RE contains. Scanning for them with str.find (C speed) and running
+# the pattern only on the lines that have one keeps a 6 MB diff fast; the pattern alone would try every
+# position of the text.
 _TOKEN_NEEDLES = ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "AIza", "ya29.",
                   "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "xox", "hooks.slack.com",
                   "_live_", "hf_", "npm_", "eyJ")
-_ASSIGNMENT_NEEDLES = ("key", "secret", "token", "passw", "pwd", "credential")
 
 
 def redact_secrets(text: str) -> tuple[str, int]:
-    """Replace likely secrets with `[REDACTED:<kind>]`; return the new text and how many were replaced."""
+    """Replace likely secrets with `[REDACTED:<kind>]`; return the new text and how many were replaced.
+    Time is linear in the text: no pattern here re-reads a run of characters from each of its positions."""
     if not text:
         return text, 0
     count = 0
-
-    def _private_key(match: re.Match[str]) -> str:
-        nonlocal count
-        if not _KEY_MATERIAL_RE.search(match.group(0), match.group(0).find("-----", 5)):
-            return match.group(0)  # the marker alone, as code that parses PEM names it: nothing secret
-        count += 1
-        return "[REDACTED:private_key]"
-
     if "PRIVATE KEY" in text:
-        text = _PRIVATE_KEY_RE.sub(_private_key, text)
+        text, count = _redact_private_keys(text)
 
     def _token(match: re.Match[str]) -> str:
         nonlocal count
         count += 1
         return f"[REDACTED:{match.lastgroup}]"
 
-    text = _sub_on_candidate_lines(text, text, _TOKEN_NEEDLES, _TOKEN_RE, _token)
+    text = _sub_on_candidate_lines(text, _TOKEN_NEEDLES, _TOKEN_RE, _token)
+    text, assigned = _redact_assignments(text)
+    return text, count + assigned
 
-    def _assignment(match: re.Match[str]) -> str:
-        nonlocal count
-        quote, name = match.group("quote") or "", match.group("name")
-        value = match.group("qvalue") if quote else match.group("value")
-        if not _looks_secret(name, value, quoted=bool(quote), sep=match.group("sep")):
-            return match.group(0)
+
+def _redact_private_keys(text: str) -> tuple[str, int]:
+    """Each BEGIN ... PRIVATE KEY block through its END (the same label), or, unterminated, through the
+    base64 lines after it. A marker with no key material after it (code that parses PEM) stays."""
+    starts: dict[str, list[int]] = {}  # label -> where each END marker starts, in order
+    ends: dict[str, list[int]] = {}  # ... and where it ends
+    for match in _PRIVATE_KEY_END_RE.finditer(text):
+        starts.setdefault(match.group("label"), []).append(match.start())
+        ends.setdefault(match.group("label"), []).append(match.end())
+    pieces: list[str] = []
+    pos = count = 0
+    for begin in _PRIVATE_KEY_BEGIN_RE.finditer(text):
+        if begin.start() < pos:
+            continue  # inside the block just redacted
+        label = begin.group("label")
+        after = bisect.bisect_left(starts.get(label, []), begin.end())
+        if after < len(starts.get(label, [])):
+            end = ends[label][after]
+        else:
+            lines = _KEY_LINES_RE.match(text, begin.end())
+            end = lines.end() if lines else begin.end()
+        if not _KEY_MATERIAL_RE.search(text, begin.end(), end):
+            continue
+        pieces.append(text[pos : begin.start()])
+        pieces.append("[REDACTED:private_key]")
         count += 1
-        return f"{name}{match.group('sep')}{quote}[REDACTED:assignment]{quote}"
+        pos = end
+    if not count:
+        return text, 0
+    pieces.append(text[pos:])
+    return "".join(pieces), count
 
-    text = _sub_on_candidate_lines(text, text.lower(), _ASSIGNMENT_NEEDLES, _ASSIGNMENT_RE, _assignment)
-    return text, count
+
+def _redact_assignments(text: str) -> tuple[str, int]:
+    """Values assigned to secret-sounding names, when they look like a real secret (_looks_secret)."""
+    if _LONGER_WHEN_LOWERED_RE.search(text):
+        lowered = _LONGER_WHEN_LOWERED_RE.sub("x", text).lower()
+    else:
+        lowered = text.lower()
+    pieces: list[str] = []
+    pos = count = 0
+    search_from = 0
+    while (word := _SECRET_WORD_RE.search(lowered, search_from)) is not None:
+        after = _AFTER_NAME_RE.match(text, word.end())
+        if after is None:
+            search_from = word.start() + 1
+            continue
+        start = _name_start(text, word.start(), pos)
+        name = text[start : word.end()] + after.group("close")
+        quote, sep = after.group("quote") or "", after.group("sep")
+        value = after.group("qvalue") if quote else after.group("value")
+        search_from = after.end()
+        if not _looks_secret(name, value, quoted=bool(quote), sep=sep):
+            continue
+        pieces.append(text[pos:start])
+        pieces.append(f"{name}{sep}{quote}[REDACTED:assignment]{quote}")
+        count += 1
+        pos = after.end()
+    if not count:
+        return text, 0
+    pieces.append(text[pos:])
+    return "".join(pieces), count
+
+
+def _name_start(text: str, word_start: int, floor: int) -> int:
+    """Where the name ending in a secret word starts: back over name characters (at most NAME_MAX,
+    never before `floor`), then forward to its first letter, digit or underscore (`--api-key`)."""
+    start = word_start
+    limit = max(floor, word_start - NAME_MAX)
+    while start > limit and text[start - 1] in _NAME_CHARS:
+        start -= 1
+    while start < word_start and text[start] in ".-":
+        start += 1
+    return start
 
 
 def _sub_on_candidate_lines(
-    text: str, haystack: str, needles: tuple[str, ...], pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str]
+    text: str, needles: tuple[str, ...], pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str]
 ) -> str:
-    """pattern.sub(repl) restricted to the lines of `text` where `haystack` (same length) holds a needle."""
-    if len(haystack) != len(text):  # a few characters change length when lowercased (İ): no shortcut
-        return pattern.sub(repl, text)
+    """pattern.sub(repl) restricted to the lines of `text` that hold a needle."""
     spans: set[tuple[int, int]] = set()
     for needle in needles:
-        pos = haystack.find(needle)
+        pos = text.find(needle)
         while pos >= 0:
-            start = haystack.rfind("\n", 0, pos) + 1
-            end = haystack.find("\n", pos)
-            end = len(haystack) if end < 0 else end
+            start = text.rfind("\n", 0, pos) + 1
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
             spans.add((start, end))
-            pos = haystack.find(needle, end)
+            pos = text.find(needle, end)
     if not spans:
         return text
     pieces: list[str] = []
