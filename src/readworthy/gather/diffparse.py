@@ -25,7 +25,6 @@ from .commitparse import MBOX_FROM_RE, looks_like_sha, parse_mbox_commit, parse_
 from .diffpaths import file_line_path, split_git_header, strip_prefix, unquote_path
 
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_BINARY_RE = re.compile(r"^Binary files (.+) and (.+) differ$")
 # Lines that start a diff structure; whether these end in "\r" tells CRLF transport from CRLF content.
 _STRUCTURAL = ("diff --git ", "commit ", "From ", "@@ ", "--- ", "+++ ", "index ")
 # Text between files that other tools write (svn `Index:`, hg `diff -r`, `diff -ruN`, `Only in`).
@@ -265,12 +264,12 @@ class _Parser:
             index = _INDEX_RE.match(line)
             cur.index_changed = cur.index_changed or (index is not None and _has_content(*index.groups()))
         else:
-            match = _BINARY_RE.match(line)
-            recognised = match is not None
-            if match:
+            paths = _binary_paths(line)
+            recognised = paths is not None
+            if paths is not None:
                 cur.binary = True
-                old = strip_prefix(unquote_path(match.group(1)))
-                new = strip_prefix(unquote_path(match.group(2)))
+                old = strip_prefix(unquote_path(paths[0]))
+                new = strip_prefix(unquote_path(paths[1]))
                 if cur.old_path is None and old is not None:
                     cur.old_path = old
                 if cur.new_path is None and new is not None:
@@ -363,6 +362,15 @@ class _Parser:
         cur.hunk_at_end = self.i >= n
         cur.additions += adds
         cur.deletions += dels
+
+
+def _binary_paths(line: str) -> tuple[str, str] | None:
+    """The two paths of "Binary files A and B differ", split at the last " and " (as the greedy
+    `(.+) and (.+)` would, but in one pass: a long line of " and " made that pattern quadratic)."""
+    if not (line.startswith("Binary files ") and line.endswith(" differ")):
+        return None
+    old, sep, new = line[len("Binary files ") : -len(" differ")].rpartition(" and ")
+    return (old, new) if sep and old and new else None
 
 
 def _has_content(old: str, new: str) -> bool:

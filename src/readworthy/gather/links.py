@@ -15,17 +15,19 @@ from ..models import LinkKind
 
 _KEYWORDS = r"(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)"
 # owner/repo#N | #N | https://host/owner/repo/(issues|pull)/N
+# Possessive quantifiers (`++`) and an owner that starts where its run of name characters starts: a
+# long run of dots, dashes or letters is read once, not once from each of its positions.
 _TARGET = (
-    r"(?:(?P<url>https?://[^\s/]+/(?P<uowner>[\w.-]+)/(?P<urepo>[\w.-]+)/(?:issues|pull)/(?P<unum>\d+))"
-    r"|(?:(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+))?#(?P<num>\d+))"
+    r"(?:(?P<url>https?://[^\s/]++/(?P<uowner>[\w.-]++)/(?P<urepo>[\w.-]++)/(?:issues|pull)/(?P<unum>\d++))"
+    r"|(?:(?<![.-])(?P<owner>[\w.-]++)/(?P<repo>[\w.-]++))?#(?P<num>\d++))"
 )
 _REFERENCE = re.compile(
-    rf"(?<![\w/&#])(?:(?P<kw>{_KEYWORDS})\s*:?\s+)?{_TARGET}(?![\w/])",
+    rf"(?<![\w/&#])(?:(?P<kw>{_KEYWORDS})(?:\s*+:\s++|\s++))?{_TARGET}(?![\w/])",
     re.IGNORECASE,
 )
 _FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unclosed, it hides the rest (as on GitHub)
 
 
 @dataclass(frozen=True)

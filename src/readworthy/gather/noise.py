@@ -16,6 +16,7 @@ _APPROVALS = {
     "lgtm", "+1", "👍", "ship it", "shipit", "looks good", "looks good to me", "approved", "approve",
     "thanks", "thank you", "nice", "great", "awesome", "lgtm thanks", "lgtm thank you", "lgtm!", "ok",
 }
+_APPROVAL_MAX_CHARS = 64  # "LGTM, thanks!!! :)" and its like; longer text is read, not matched
 _TRIM = re.compile(r"^[\s.!,:;)(*_~`-]+|[\s.!,:;)(*_~`-]+$")
 
 
@@ -35,6 +36,6 @@ def noise_kind(author: str, body: str, *, author_is_bot: bool, ignore_authors: I
         return "empty"
     if "\n" not in text and _COMMAND.match(text):
         return "command"
-    if _TRIM.sub("", text).lower() in _APPROVALS:
+    if len(text) <= _APPROVAL_MAX_CHARS and _TRIM.sub("", text).lower() in _APPROVALS:
         return "lgtm"
     return None

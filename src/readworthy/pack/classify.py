@@ -280,7 +280,7 @@ _C = (
                r"(?:const\s+)?[A-Za-z_][\w:<>,]*[\s*&]+(?:[A-Za-z_]\w*::)*(?P<name>[A-Za-z_~]\w*)\s*"
                # parameters: none yet (continued on the next line), empty, or "type name" pairs;
                # `Guard guard(stream);`-style constructions have bare names and a ';'
-               r"\((?:\s*$|\s*(?:void\s*)?\)\s*(?:const\s*)?(?:\{.*)?$|\s*(?:const\s+)?[A-Za-z_][\w:<>,]*[\s*&]+[A-Za-z_]\w*[^;]*$)"),
+               r"\((?:\s*$|\s*(?:void\s*)?\)\s*(?:const\s*)?(?:\{.*)?$|\s*(?:const\s+)?[A-Za-z_][\w:<>,]*[\s*&]+[A-Za-z_][^;]*+$)"),
 )
 _PROTO = (re.compile(r"^\s*(?:message|service|rpc|enum)\s+(?P<name>[A-Za-z_]\w*)"),)
 # Build and CI code carries designs too (a cache keyed on its inputs, a stage others copy): shell
@@ -346,7 +346,9 @@ _CANDIDATES: Mapping[tuple[re.Pattern[str], ...], re.Pattern[str]] = {
     _RUST: re.compile(r"^\+[^\n]*\b(?:fn|struct|enum|trait|mod|type|union|impl|macro_rules)\b[^\n]*", re.MULTILINE),
     _GO: re.compile(r"^\+(?:func|type)[ \t][^\n]*", re.MULTILINE),
     _JS: re.compile(r"^\+[^\n]*(?:\b(?:function|class|interface|enum)\b|=>)[^\n]*", re.MULTILINE),
-    _C: re.compile(r"^\+[^\n;]*(?:\(|\b(?:class|struct|union|enum)\b)[^\n;]*$", re.MULTILINE),
+    # no `;` on the line (checked once, ahead) and a `(` or a type keyword: `[^\n;]*` on both sides of
+    # the `(` would try each `(` of a long line against the rest of it
+    _C: re.compile(r"^\+(?=[^\n;]*+$)[^\n]*?(?:\(|\b(?:class|struct|union|enum)\b)[^\n]*", re.MULTILINE),
     _PROTO: re.compile(r"^\+[ \t]*(?:message|service|rpc|enum)[ \t][^\n]*", re.MULTILINE),
     _SHELL: re.compile(r"^\+[^\n]*(?:\(\s*\)|\bfunction\b)[^\n]*", re.MULTILINE),
     _DOCKER: re.compile(r"^\+[ \t]*FROM[ \t][^\n]*", re.MULTILINE | re.IGNORECASE),

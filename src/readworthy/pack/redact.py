@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from .identifiers import reads_as_identifier
+from .sanitize import lower_keeping_offsets
 
 # Known shapes. Group names are the kinds shown in the replacement. A shape whose characters can run on
 # (`sk-sk-sk-…`, `eyJ-eyJ-…`) starts only where such a run starts, so a long run is read once, not once
@@ -53,7 +54,7 @@ _PRIVATE_KEY_END_RE = re.compile(r"-----END (?P<label>[A-Z0-9 ]{0,64}?)PRIVATE K
 _KEY_LINES_RE = re.compile(r"(?:(?:\\n|\s|[+\- ])*[A-Za-z0-9+/=]{8,})*")
 _KEY_MATERIAL_RE = re.compile(r"[A-Za-z0-9+/]{16,}")
 # NAME = value, NAME: value, "name": "value", --name value; the name says it is a secret. Found from
-# the word at the name's end (_SECRET_WORD_RE, over an ASCII-lowered copy: a case-insensitive pattern
+# the word at the name's end (_SECRET_WORD_RE, over a lowered copy: a case-insensitive pattern
 # cannot skip ahead), then the rest is matched from there (_AFTER_NAME_RE) and the name walked back
 # (_name_start, at most NAME_MAX characters): each character is read a bounded number of times, where
 # a pattern starting with the name would re-read a long dotted run from each of its positions.
@@ -67,9 +68,6 @@ _AFTER_NAME_RE = re.compile(
 )
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 NAME_MAX = 128  # characters of a name before its secret word: VLLM_ROCM_CUSTOM_..._API_KEY is far shorter
-# Characters whose lower case is longer than themselves (only İ, U+0130): swapped for a letter in no
-# secret word before lowering, so the lowered copy keeps every offset of the text.
-_LONGER_WHEN_LOWERED_RE = re.compile("[\u0130]")
 _PLACEHOLDER_RE = re.compile(
     r"REDACTED|x{4,}|\*{3,}|\.{3}|<[^>]*>|\$\{|\{\{|%\(|your[_\-]|example|dummy|placeholder|changeme|"
     r"abc123|123456|"
@@ -144,10 +142,7 @@ def _redact_private_keys(text: str) -> tuple[str, int]:
 
 def _redact_assignments(text: str) -> tuple[str, int]:
     """Values assigned to secret-sounding names, when they look like a real secret (_looks_secret)."""
-    if _LONGER_WHEN_LOWERED_RE.search(text):
-        lowered = _LONGER_WHEN_LOWERED_RE.sub("x", text).lower()
-    else:
-        lowered = text.lower()
+    lowered = lower_keeping_offsets(text)  # "x" for İ: a letter in no secret word
     pieces: list[str] = []
     pos = count = 0
     search_from = 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 
 # Our comment starts with this hidden marker (see state.py); a copy quoted into a PR body is dropped.
 READWORTHY_MARKER = "<!-- readworthy:"
@@ -34,33 +35,40 @@ _HIDING_STYLE_RE = re.compile(
     re.IGNORECASE,
 )
 _VOID_TAGS = frozenset({"img", "input", "br", "hr", "meta", "link", "source", "area", "base", "col", "embed", "wbr"})
-_INVISIBLE_ELEMENT_RE = re.compile(
-    r"<(?P<tag>script|style|template|noscript|iframe|object|svg|math)\b[^>]*>[\s\S]*?(?:</(?P=tag)\s*>|\Z)",
-    re.IGNORECASE,
-)
+# Elements whose content a browser never shows; the content goes with them (to the end when unclosed).
+_INVISIBLE_OPEN_RE = re.compile(r"<(?P<tag>script|style|template|noscript|iframe|object|svg|math)\b[^>]*>",
+                                re.IGNORECASE)
+_INVISIBLE_CLOSE_RE = {tag: re.compile(rf"</{tag}\s*>", re.IGNORECASE)
+                       for tag in ("script", "style", "template", "noscript", "iframe", "object", "svg", "math")}
 _HTML_IMAGE_RE = re.compile(r"<(?:img|picture|image)\b[^>]*>", re.IGNORECASE)
-_MD_IMAGE_RE = re.compile(r"!\[(?:[^\]\\]|\\.)*\](?:\([^)]*\)|\[[^\]]*\])")
+# An image's alt text and destination stop at the next `![`: a run of unclosed `![` is then read once,
+# not once from each of them.
+_MD_IMAGE_RE = re.compile(r"!\[(?:[^\]\\!]|!(?!\[)|\\.)*\](?:\((?:[^)!]|!(?!\[))*\)|\[[^\]]*\])")
 # A link title: "…", '…' or (…); it may run over several lines, but not over a blank one.
 _TITLE = (
     r"""(?:"(?:[^"\\\n]|\\.|\n(?![ \t]*\n))*"|'(?:[^'\\\n]|\\.|\n(?![ \t]*\n))*'"""
     r"""|\((?:[^()\\\n]|\\.|\n(?![ \t]*\n))*\))"""
 )
+# Blanks that may hold one line break. Possessive (`*+`): a long run of spaces is read once, where
+# `[ \t]*\n?[ \t]*` would try every way of splitting it between its two halves.
+_BLANKS = r"[ \t]*+(?:\n[ \t]*+)?"
 # [text](destination "title"): the destination may be <bracketed> or hold balanced parentheses.
 _MD_LINK_TITLE_RE = re.compile(
-    r"(?P<link>\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\([ \t]*\n?[ \t]*"
-    r"(?:<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*))"
-    r"(?:[ \t]*\n[ \t]*|[ \t]+)" + _TITLE + r"[ \t]*\n?[ \t]*\)"
+    r"(?P<link>\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\(" + _BLANKS +
+    r"(?:<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*+))"
+    r"(?=[ \t\n])" + _BLANKS + _TITLE + _BLANKS + r"\)"
 )
 # A reference definition renders as nothing, its title included, even when the destination or the
 # title stands on the next line.
 _MD_REF_DEF_RE = re.compile(
-    r"^ {0,3}\[(?:[^\[\]\\]|\\.)+\]:[ \t]*\n?[ \t]*(?:<[^<>\n]*>|\S+)"
-    r"(?:[ \t]*\n?[ \t]*" + _TITLE + r")?[ \t]*$",
+    r"^ {0,3}\[(?:[^\[\]\\]|\\.)+\]:" + _BLANKS + r"(?:<[^<>\n]*>|\S++)"
+    r"(?:" + _BLANKS + _TITLE + r")?[ \t]*+$",
     re.MULTILINE,
 )
 _KEPT_TAG_RE = re.compile(r"<(/?)(details|summary)\b[^>]*>", re.IGNORECASE)
 _ANY_TAG_RE = re.compile(r"</?[a-zA-Z][\w-]*(?:\s[^<>]*)?/?>")
 _BLANK_RUNS_RE = re.compile(r"\n{3,}")
+_LONGER_WHEN_LOWERED_RE = re.compile("[\u0130]")  # tests/unit/test_adversarial_text.py checks it is the only one
 
 
 def clean_prose(text: str) -> str:
@@ -71,19 +79,47 @@ def clean_prose(text: str) -> str:
     text = _INVISIBLE_RE.sub("", text)
     text = strip_previous_readworthy(text)
     text = _HTML_COMMENT_RE.sub("", text)
-    text = _INVISIBLE_ELEMENT_RE.sub("", text)
+    text = _remove_invisible_elements(text)
     text = remove_hidden_elements(text)
-    text = _HTML_IMAGE_RE.sub("[image]", text)
+    text = _sub_tags(_HTML_IMAGE_RE, "[image]", text)
     text = _MD_IMAGE_RE.sub("[image]", text)
     text = _MD_REF_DEF_RE.sub("", text)  # reference definitions render as nothing
     text = _MD_LINK_TITLE_RE.sub(lambda m: m.group("link") + ")", text)  # the hover title, not the link
-    text = _KEPT_TAG_RE.sub(lambda m: f"<{m.group(1)}{m.group(2).lower()}>", text)
+    text = _sub_tags(_KEPT_TAG_RE, lambda m: f"<{m.group(1)}{m.group(2).lower()}>", text)
     text = _ANY_TAG_RE.sub(lambda m: m.group(0) if _is_kept(m.group(0)) else "", text)
     # entities last: `&lt;!-- x --&gt;` was visible text on GitHub and stays visible text here
     text = html.unescape(text)
     text = _INVISIBLE_RE.sub("", text)  # &#8203; and friends decode into invisible characters
     text = "\n".join(line.rstrip() for line in text.split("\n"))
     return _BLANK_RUNS_RE.sub("\n\n", text).strip()
+
+
+def lower_keeping_offsets(text: str) -> str:
+    """text.lower() with every character at its offset: İ (U+0130), the one character whose lower case is
+    longer, becomes "x" first, so a position found in the lowered copy is the same position in `text`."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else _LONGER_WHEN_LOWERED_RE.sub("x", text).lower()
+
+
+def _sub_tags(pattern: re.Pattern[str], repl: str | Callable[[re.Match[str]], str], text: str) -> str:
+    """pattern.sub for a tag pattern (`<name ...>`), run only up to the text's last `>`: no tag starts
+    after it, and each `<name` in a long run of them would otherwise read on to the end, looking for one."""
+    end = text.rfind(">") + 1
+    return pattern.sub(repl, text[:end]) + text[end:] if end else text
+
+
+def _remove_invisible_elements(text: str) -> str:
+    """Drop <script>, <style>, <svg> ... elements, content included; an unclosed one hides to the end."""
+    pieces: list[str] = []
+    pos = 0
+    for match in _INVISIBLE_OPEN_RE.finditer(text, 0, text.rfind(">") + 1):
+        if match.start() < pos:
+            continue
+        close = _INVISIBLE_CLOSE_RE[match.group("tag").lower()].search(text, match.end())
+        pieces.append(text[pos : match.start()])
+        pos = close.end() if close else len(text)
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
 def _is_hiding(attrs: str) -> bool:
@@ -103,7 +139,7 @@ def remove_hidden_elements(text: str) -> str:
     """Drop elements a browser would not show (`hidden`, `display:none`, ...), content included."""
     pieces: list[str] = []
     pos = 0
-    lowered = text.lower()
+    lowered = lower_keeping_offsets(text)
     for match in _OPEN_TAG_RE.finditer(text):
         if match.start() < pos or not match.group("attrs") or not _is_hiding(match.group("attrs")):
             continue
@@ -154,14 +190,18 @@ def strip_previous_readworthy(text: str) -> str:
         out.append(lines[i])
         i += 1
     text = "\n".join(out)
-    lowered = text.lower()
+    lowered = lower_keeping_offsets(text)
+    pieces: list[str] = []
+    pos = 0
     start = lowered.find(READWORTHY_MARKER)
     while start >= 0:
         end = lowered.find("</details>", start)
         end = len(text) if end < 0 else end + len("</details>")
-        text, lowered = text[:start] + text[end:], lowered[:start] + lowered[end:]
-        start = lowered.find(READWORTHY_MARKER)
-    return text
+        pieces.append(text[pos:start])
+        pos = end
+        start = lowered.find(READWORTHY_MARKER, end)
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
 def _has_marker(line: str) -> bool:

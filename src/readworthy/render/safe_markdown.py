@@ -14,6 +14,7 @@ which also keeps `_` and `*` in them from turning into emphasis.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from urllib.parse import urlsplit
@@ -21,7 +22,7 @@ from urllib.parse import urlsplit
 ELLIPSIS = "…"
 _KEEP_CONTROLS = {"\n", "\t"}
 
-_CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+_BACKTICKS = re.compile(r"`+")
 _LINK = re.compile(r"(!?)\[([^\[\]\n]{0,400})\]\(\s*<?([^()\s<>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`\[\]()\\]+", re.IGNORECASE)
 # GitHub mentions "@x" after any non-ASCII-alphanumeric (its \W is ASCII), and "_"/"*" may vanish
@@ -199,15 +200,38 @@ def _links_urls_plain(text: str, host: str) -> str:
     return _join(out)
 
 
+def code_spans(text: str) -> list[tuple[int, str, int]]:
+    """(start, content, end) of each code span, as CommonMark finds them: a run of N backticks up to the
+    next run of exactly N. Each run is looked at once (a pattern with a back-reference tries every
+    opening length against every later position: cubic in a line of backticks)."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}  # run length -> indexes of the runs that long, in order
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    spans: list[tuple[int, str, int]] = []
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        same = by_length[end - start]
+        after = bisect.bisect_right(same, index)
+        if after == len(same):
+            index += 1  # no closing run: these backticks are plain text
+            continue
+        close_start, close_end = runs[same[after]]
+        spans.append((start, text[end:close_start], close_end))
+        index = same[after] + 1
+    return spans
+
+
 def inline(text: str, limit: int, host: str = "github.com") -> str:
     """One line of untrusted prose as safe Markdown, at most `limit` characters of source text."""
     text = _one_line(text, limit)
     out: list[str] = []
     pos = 0
-    for match in _CODE_SPAN.finditer(text):
-        out.append(_links_urls_plain(text[pos : match.start()], host))
-        out.append(code(match.group(2).strip() or match.group(2)))
-        pos = match.end()
+    for start, content, end in code_spans(text):
+        out.append(_links_urls_plain(text[pos:start], host))
+        out.append(code(content.strip() or content))
+        pos = end
     out.append(_links_urls_plain(text[pos:], host))
     result = _join(out).strip()
     return guard_line_start(guard_block_start(result))

@@ -52,7 +52,7 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bcf\.)(?<![\s(:]\d\.)(?<=[.!?])\s+"
                            r"(?=[A-Z`\"']|[a-z]\w*_\w|[a-z]\w*\()")
 # "`LastAccessEvictor` (new, `x.py`): a min-heap ..." - a bullet that labels what it describes.
-_LABEL = re.compile(r"^`?(?P<name>[A-Za-z_][\w.]*)(?:\(\))?`?\s*(?:\([^)]{0,80}\))?\s*(?::|—|–|-)\s+(?P<text>\S.*)$")
+_LABEL = re.compile(r"^`?(?P<name>[A-Za-z_][\w.]*)(?:\(\))?`?\s*+(?:\([^)]{0,80}\)\s*+)?(?::|—|–|-)\s+(?P<text>\S.*)$")
 _RST_CODE = re.compile(r"``([^`]+)``")
 
 # Sections of a PR description, by the words their headings use.

@@ -16,15 +16,17 @@ from ...pack.classify import definition_name, patterns_for
 
 # A changed line that only moves a version: `pkg==1.2`, `pkg>=1,!=1.3`, `ARG X_VERSION=v1`, `x = "1.2"`,
 # `x = { git = "...", tag = "v0.1" }`, `FROM image:1.2`, `uses: owner/action@v4`, `rev: v1.2.3`.
+# A lookahead or a possessive quantifier (`++`) where a run could be split several ways: a line is
+# read in time linear in its length (a 1 MB line is one line of a PR).
 _VERSION_LINE = re.compile(
     r"""^\s*(?:
         [\w.\-\[\],]+\s*(?:===|==|>=|<=|~=|!=|<|>|@)\s*\S+(?:\s*[,;].*)?     # pip specifiers
       | (?:ARG|ENV)\s+\w*(?:VERSION|REF|TAG|SHA|COMMIT)\w*\s*[=\s]\s*\S+     # Dockerfile build args
       | [\w.\-]+\s*=\s*["'][^"']*\d[^"']*["']\s*,?                          # toml/ini  x = "1.2"
-      | [\w.\-]+\s*=\s*\{.*(?:version|tag|rev|branch)\s*=.*\}\s*,?           # toml table with a version
+      | [\w.\-]+\s*=\s*\{(?=.*(?:version|tag|rev|branch)\s*=).*\}\s*,?      # toml table with a version
       | ["']?[\w.\-@/]+["']?\s*:\s*["']?[~^>=<]*\d[\w.\-]*["']?\s*,?          # json/yaml  "x": "^1.2"
       | FROM\s+\S+:\S+.*                                                    # base image tag
-      | (?:-\s*)?uses:\s*\S+@\S+                                            # GitHub Actions pins
+      | (?:-\s*)?uses:\s*[^\s@]++@\S++                                      # GitHub Actions pins
       | (?:rev|tag|version|ref)\s*[:=]\s*\S+                                # pre-commit / yaml pins
       | [\w.\-\[\]]+                                                        # a bare requirement name
     )\s*$""",
@@ -37,11 +39,13 @@ _C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|cl|metal|m|mm|rs|
 # A guard: an assertion, a raise, or a check macro. Removing one changes what is allowed.
 _GUARD = re.compile(r"^\s*(?:assert\b|raise\s+\w|throw\s+\w|(?:TORCH|CHECK|DCHECK|TORCH_CHECK|STD_TORCH_CHECK|"
                     r"AT_ASSERT|HOST_CHECK)\w*\s*\(|static_assert\s*\(|(?:assert|assert_eq|assert_ne|ensure|bail|"
-                    r"panic)!\s*\(|if\s+.*:\s*raise\b)")
+                    r"panic)!\s*\(|if\s.*:\s*raise\b)")
 # A default a reader relies on: `default=...`, an annotated field `name: T = ...`, a constant `NAME = ...`.
 # (Keyword arguments in calls and local assignments change values, not defaults.)
+# The value's trailing blanks and comma are stripped after the match (default_value): a lazy value
+# before `\s*,?\s*$` retries the blanks from every position of a long run of them.
 _DEFAULT = re.compile(r"^\s*(?P<lhs>.*\bdefault\s*=|[A-Za-z_]\w*\s*:\s*[\w.\[\], |]+\s*=|[A-Z][A-Z0-9_]{2,}\s+=)"
-                      r"\s*(?P<value>[^=].*?)\s*,?\s*$")
+                      r"\s*(?P<value>[^=].*)$")
 _MAYBE_DEFAULT = re.compile(r".*\bdefault\b|\s*[A-Z][A-Z0-9_]{2,}\s+=|\s*[A-Za-z_]\w*\s*:")  # cheap pre-check
 _IMPORT = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+|#include\s*[<\"]|use\s+(?:crate|super|self)?"
                      r"[\w:{}, *]*;|(?:pub\s+)?mod\s+\w+;|require\(|export\s+\*?\s*\{?.*\bfrom\b"
@@ -148,19 +152,27 @@ def changed_defaults(added: list[str], removed: list[str]) -> list[tuple[str, st
     for line in removed:
         m = _DEFAULT.match(line) if "=" in line and _MAYBE_DEFAULT.match(line) else None
         if m and not COMMENT_LINE.match(line):
-            old.setdefault(" ".join(m.group("lhs").split()), m.group("value"))
+            old.setdefault(" ".join(m.group("lhs").split()), default_value(m))
     out = []
     for line in added:
         m = _DEFAULT.match(line) if "=" in line and _MAYBE_DEFAULT.match(line) else None
         if not m or COMMENT_LINE.match(line):
             continue
         lhs = " ".join(m.group("lhs").split())
-        before, after = old.get(lhs), m.group("value")
+        before, after = old.get(lhs), default_value(m)
         if before is not None and before != after and _literal(before) and _literal(after):
             names = re.findall(r"[A-Za-z_]\w*", lhs.split("default")[0]) if "default" in lhs else []
             name = (names[-1] if names else "") if "default" in lhs else re.split(r"[\s:=]", lhs, maxsplit=1)[0]
             out.append((name or "default", before.rstrip(","), after.rstrip(",")))
     return out
+
+
+def default_value(match: re.Match[str]) -> str:
+    """The value of a _DEFAULT match without its trailing blanks and one trailing comma."""
+    value = match.group("value")
+    stripped = value.rstrip()
+    stripped = stripped[:-1].rstrip() if stripped.endswith(",") else stripped
+    return stripped or value[:1]
 
 
 def _literal(value: str) -> bool:
