@@ -1,4 +1,4 @@
-"""Bench rows for broken and misleading input (issue 16, items 3, 4 and 6).
+"""Bench rows for broken, misleading and adversarial input (issue 16, items 3, 4 and 6; issue 23).
 
     .venv/bin/python bench/robustness_inputs.py      (bench/robustness.py prints the same rows)
 
@@ -16,6 +16,8 @@ What a user gets, measured the way they get it:
   look-alikes        redact_secrets over the 30 public vLLM diffs and over tests/data/redaction_lookalikes.txt
                      (lines of ordinary code taken from public repositories): how many redactions. And the
                      price: of random keys the entropy rule would redact, how many now read as a name.
+  adversarial text   (issue 23) bench/adversarial_text.py at 64 KB: the slowest (step, input) of all, and how
+                     many took over 20x a like benign run.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+import adversarial_text  # noqa: E402
 from rows import Row, print_rows  # noqa: E402  (re-exported for robustness.py)
 
 from readworthy.cli import main as cli_main
@@ -243,8 +246,15 @@ def random_key_row(per_length: int = 2000, seed: int = 16) -> Row:
     return Row("random keys read as a name", f"{kept} of {tried:,} (kept unredacted)", kept * 5000 <= tried)
 
 
+def adversarial_text_row(size: int = 64 * 1024, timeout: float = 10.0) -> Row:
+    """Issue 23: every text step on adversarial input (bench/adversarial_text.py), the slowest of all."""
+    timings = adversarial_text.measure(list(adversarial_text.STEPS), size, timeout)
+    return Row(f"adversarial text ({size // 1024} KB inputs)", adversarial_text.summary(timings, timeout),
+               not adversarial_text.over_bound(timings))
+
+
 def input_rows(tmp: Path) -> list[Row]:
-    return broken_patch_rows(tmp) + link_title_rows() + lookalike_rows() + [random_key_row()]
+    return broken_patch_rows(tmp) + link_title_rows() + lookalike_rows() + [random_key_row(), adversarial_text_row()]
 
 
 def main() -> int:
@@ -253,7 +263,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         rows = input_rows(Path(tmp))
         reading = reading_rows(Path(tmp))
-    print("readworthy robustness: broken and misleading input (issue 16)")
+    print("readworthy robustness: broken, misleading and adversarial input (issues 16, 23)")
     print_rows(rows)
     print("readworthy robustness: busy PRs, taste memory, locked PRs, digest reports (issue 23)")
     print_rows(reading)
