@@ -43,6 +43,7 @@ _TRAILING_PUNCT = ".,;:!?-"
 # spell `<` or `@`) is enough; `>` stays readable ("TP>1", "->"): without an opener it does nothing.
 _MARKDOWN_ESCAPES = str.maketrans({"\\": "\\\\", "<": "&lt;", "[": "\\[", "]": "\\]", "`": "\\`"})
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+_BARE_WWW = re.compile(r"(?<![\w.])www\.", re.IGNORECASE)
 
 
 def strip_invisible(text: str) -> str:
@@ -104,7 +105,9 @@ def escape_text(text: str) -> str:
     """Escape raw text so Markdown and HTML treat it as letters; mentions are broken too."""
     escaped = _ENTITY.sub("&amp;", _MENTION.sub("", text)).translate(_MARKDOWN_ESCAPES)
     # No comment closer either, even though nothing can open one: defence in depth for our state line.
-    return escaped.replace("-->", "--&gt;").replace("--!>", "--!&gt;")
+    escaped = escaped.replace("-->", "--&gt;").replace("--!>", "--!&gt;")
+    # A bare "www." left over (a URL cut at a field's limit) would autolink with what a template puts after it.
+    return _BARE_WWW.sub(lambda m: m.group(0)[:-1] + "\\.", escaped)
 
 
 def _looks_like_code(token: str) -> bool:
