@@ -199,7 +199,7 @@ STEPS: dict[str, Callable[[str], object]] = {
 
 
 MATERIAL = "material (clean + unlink + redact)"
-BOUND_FACTOR = 20.0  # tests/unit/test_adversarial_text.py holds every step to this
+BOUND_FACTOR = 20.0  # tests/unit/test_text_linear_time.py holds every step to this
 
 
 @dataclass

@@ -68,7 +68,7 @@ _MD_REF_DEF_RE = re.compile(
 _KEPT_TAG_RE = re.compile(r"<(/?)(details|summary)\b[^>]*>", re.IGNORECASE)
 _ANY_TAG_RE = re.compile(r"</?[a-zA-Z][\w-]*(?:\s[^<>]*)?/?>")
 _BLANK_RUNS_RE = re.compile(r"\n{3,}")
-_LONGER_WHEN_LOWERED_RE = re.compile("[\u0130]")  # tests/unit/test_adversarial_text.py checks it is the only one
+_LONGER_WHEN_LOWERED_RE = re.compile("[\u0130]")  # tests/unit/test_text_linear_time.py checks it is the only one
 
 
 def clean_prose(text: str) -> str:
