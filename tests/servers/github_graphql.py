@@ -23,12 +23,13 @@ from __future__ import annotations
 import base64
 import os
 from collections.abc import Callable, Iterable
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from graphql import (
+    DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
@@ -648,6 +649,20 @@ def _error_json(err: GraphQLError) -> dict[str, Any]:
     return data
 
 
+@lru_cache(maxsize=512)
+def _parsed(text: str) -> tuple[DocumentNode | None, list[dict[str, Any]]]:
+    """The query parsed and validated against the schema, or its errors. Cached by text: parsing and
+    validating a PR query against GitHub's schema takes most of a request's time, and a run sends the
+    same few query texts again and again (bench/day.py replays hundreds of runs)."""
+    schema = load_github_schema()
+    assert schema is not None
+    try:
+        document = parse(text)
+    except GraphQLError as exc:
+        return None, [_error_json(exc)]
+    return document, [_error_json(e) for e in validate(schema, document)]
+
+
 def execute_graphql(server: GitHubServer, call: rest.Call) -> rest.Reply:
     schema = load_github_schema()
     if schema is None:
@@ -657,13 +672,9 @@ def execute_graphql(server: GitHubServer, call: rest.Call) -> rest.Reply:
     variables = body.get("variables") or {}
     if not isinstance(text, str):
         return rest.Reply(200, {"errors": [{"message": "A query attribute must be specified and must be a string."}]})
-    try:
-        document = parse(text)
-    except GraphQLError as exc:
-        return rest.Reply(200, {"errors": [_error_json(exc)]})
-    problems = validate(schema, document)
-    if problems:
-        return rest.Reply(200, {"errors": [_error_json(e) for e in problems]})
+    document, problems = _parsed(text)
+    if document is None or problems:
+        return rest.Reply(200, {"errors": problems})
 
     fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
     limit_errors: list[str] = []

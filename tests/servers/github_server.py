@@ -39,6 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from . import github_git  # noqa: F401  (registers the git refs routes)
 from . import github_rest as rest
 from .github_graphql_limits import GraphQLLimits
 from .github_routes import ROUTES
@@ -220,8 +221,9 @@ class GitHubServer:
 
     # ------------------------------------------------------------------ seeding
 
-    def add_token(self, token: str, login: str, kind: str = "personal", read_only: bool = False) -> Token:
-        tok = Token(token, login, kind, read_only)
+    def add_token(self, token: str, login: str, kind: str = "personal", read_only: bool = False,
+                  permissions: dict[str, str] | None = None) -> Token:
+        tok = Token(token, login, kind, read_only, dict(permissions or {}))
         self.state.tokens[token] = tok
         return tok
 

@@ -38,6 +38,12 @@ class Token:
     login: str
     kind: str = "personal"  # "personal" | "workflow" | "app"
     read_only: bool = False
+    # What the workflow's `permissions:` granted, where it matters to a test ({"contents": "read"}); a scope
+    # not named here may write (except on a read-only token).
+    permissions: dict[str, str] = field(default_factory=dict)
+
+    def may_write(self, scope: str) -> bool:
+        return not self.read_only and self.permissions.get(scope, "write") == "write"
 
     @property
     def is_integration(self) -> bool:
@@ -224,6 +230,7 @@ class Repo:
     associations: dict[str, str] = field(default_factory=dict)
     discussion_categories: list[DiscussionCategory] = field(default_factory=list)
     discussions: list[Discussion] = field(default_factory=list)
+    refs: dict[str, str] = field(default_factory=dict)  # git refs created through the API: "refs/..." -> sha
 
     @property
     def full_name(self) -> str:
