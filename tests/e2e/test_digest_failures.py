@@ -1,6 +1,7 @@
 """A digest whose model calls fail says so (issue 23): `fail-on-error` applies in digest mode, a warning
 annotation either way, and the banner tells the truth — the model was asked and failed, and why — in
-English and Chinese, instead of "no model was called" beside a footer that counts the failed calls."""
+English and Chinese, instead of "no model was called" beside a footer that counts the failed calls. And a
+locked PR is analysed for the list without a write GitHub would refuse."""
 
 from __future__ import annotations
 
@@ -88,3 +89,18 @@ def test_a_digest_no_pr_of_which_could_be_analysed_fails_with_fail_on_error(
     result = _digest(digest_env, openai_server, tmp_path, monkeypatch, capsys, **{"fail-on-error": "true"})
     assert result.code == 1
     assert any(x.startswith("::error::") and "none of the 2 pull request(s)" in x for x in result.stdout.splitlines())
+
+
+def test_a_locked_pr_is_listed_without_a_comment_github_would_refuse(
+    digest_env: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    open_pr, locked_pr = _seed(digest_env, 2)
+    digest_env.state.repo(REPO).items[locked_pr].locked = True
+    openai_server.add_json(model_reply(), times=2)
+    result = _digest(digest_env, openai_server, tmp_path, monkeypatch, capsys, **{"fail-on-error": "true"})
+    assert result.code == 0 and "locked" not in result.stdout  # no refused write, so no warning about one
+    body = _digest_issue_body(digest_env)
+    assert f"#{open_pr}" in body and f"#{locked_pr}" in body
+    assert digest_env.count("POST", rf"/issues/{locked_pr}/comments$") == 0
+    assert digest_env.count("POST", rf"/issues/{open_pr}/comments$") == 1  # its analysis is kept in its comment

@@ -68,6 +68,18 @@ def test_a_long_threads_comments_are_followed_by_the_threads_id(github_server: G
     assert sum(1 for r in github_server.requests if "ReadworthyThreadComments" in str(r.body)) == 3  # 10+50+50+10
 
 
+def test_a_long_thread_github_cannot_page_keeps_what_was_read(github_server: GitHubServer) -> None:
+    number = _busy(github_server, threads=2, per_thread=2)
+    github_server.add_thread(REPO, number, "pkg/m1.py", 1, [(f"rev{j % 3}", f"long {j}") for j in range(120)])
+    github_server.graphql_limits.max_objects = 45  # the first query fits; a page of 50 thread comments does not
+    ctx = _gather(github_server, number)
+    assert len(ctx.threads) == 3 and [c.body for c in ctx.threads[-1].comments] == [f"long {j}" for j in range(10)]
+    assert "1 long review thread(s) not read to the end; GitHub could not answer the rest (Resource limits" in (
+        " | ".join(ctx.gather_notes))
+    assert any(n.startswith("a review thread on pkg/m1.py has 120 comments; the first 10 were read")
+               for n in ctx.gather_notes)
+
+
 def test_a_first_query_cut_off_at_ten_seconds_falls_back_to_smaller_pages(github_server: GitHubServer) -> None:
     number = _busy(github_server, threads=60, comments=30)
     github_server.graphql_limits.diff_hunk_ms = 300  # 50 diff hunks in one query: 15 s, 25: 7.5 s

@@ -95,6 +95,7 @@ def read_remaining_pages(pager: Pager, pr: dict[str, Any], unread: tuple[str, ..
         data, why = pager.ask(more_pages_query({c.name: c.size for c in batch}), variables)
         more = ((data or {}).get("repository") or {}).get("pullRequest") or {}
         if why or any(holes(more.get(c.name)) for c in batch):
+            log.info("%s: GitHub failed on a page of %s (%s)", pager.what, ", ".join(c.name for c in batch), why[:120])
             if len(batch) > 1:
                 alone = True
             elif batch[0].size > MIN_PAGE:
@@ -116,7 +117,7 @@ def read_remaining_pages(pager: Pager, pr: dict[str, Any], unread: tuple[str, ..
     for c in failed:
         pager.notes.append(_unread_note(pr, c.name, note("why_failed", error=c.failed[:200])))
     for c in todo + failed:
-        pr[c.name]["pageInfo"] = {"hasNextPage": False, "endCursor": None}
+        _close(pr[c.name])
     read_long_threads(pager, pr)
 
 
@@ -138,7 +139,7 @@ def read_long_threads(pager: Pager, pr: dict[str, Any]) -> None:
     threads = [t for t in ((pr.get("reviewThreads") or {}).get("nodes") or [])
                if t and t.get("id") and ((t.get("comments") or {}).get("pageInfo") or {}).get("hasNextPage")]
     per_query = THREADS_PER_QUERY
-    failure = ""
+    failure, given_up = "", 0
     while threads and pager.left > 0:
         batch = threads[:per_query]
         variables: dict[str, Any] = {}
@@ -146,22 +147,32 @@ def read_long_threads(pager: Pager, pr: dict[str, Any]) -> None:
             variables[f"t{i}"] = t["id"]
             variables[f"c{i}"] = t["comments"]["pageInfo"]["endCursor"]
         data, why = pager.ask(thread_comments_query(len(batch), THREAD_COMMENTS_PAGE), variables)
-        progressed = False
-        for i, t in enumerate(batch):
-            page = ((data or {}).get(f"t{i}") or {}).get("comments")
-            if page is None:
+        pages = [((data or {}).get(f"t{i}") or {}).get("comments") for i in range(len(batch))]
+        if why or any(holes(page) for page in pages):
+            log.info("%s: GitHub failed on %d long thread(s)' comments (%s)", pager.what, len(batch), why[:120])
+            if len(batch) > 1:
+                per_query = 1  # one thread a query from now on, so a failure is that thread's own
                 continue
-            progressed = True
+            failure = why or "no data"
+            given_up += 1
+            _close(batch[0]["comments"])
+            threads.remove(batch[0])
+            continue
+        for t, page in zip(batch, pages, strict=True):
+            if page is None:  # not reached: holes() above
+                continue
             _append(t["comments"], page)
             if not (page["pageInfo"]["hasNextPage"] and page["pageInfo"]["endCursor"]):
                 threads.remove(t)
-        if not progressed or why:
-            failure = why or "no data"
-            if per_query == 1:
-                break
-            per_query = 1
-    if threads:
-        cause = note("why_failed", error=failure[:200]) if failure else note("why_capped", n=MAX_PAGE_REQUESTS)
-        pager.notes.append(note("unread_thread_comments", n=len(threads), cause=cause))
-        for t in threads:  # what was read stands; the thread's own note says how much
-            t["comments"]["pageInfo"] = {"hasNextPage": False, "endCursor": None}
+    if given_up:
+        pager.notes.append(note("unread_thread_comments", n=given_up, cause=note("why_failed", error=failure[:200])))
+    if threads:  # the request budget ran out
+        capped = note("why_capped", n=MAX_PAGE_REQUESTS)
+        pager.notes.append(note("unread_thread_comments", n=len(threads), cause=capped))
+        for t in threads:
+            _close(t["comments"])
+
+
+def _close(conn: dict[str, Any]) -> None:
+    """Stop paging `conn`: what was read stands, and the thread's own note says how much."""
+    conn["pageInfo"] = {"hasNextPage": False, "endCursor": None}
