@@ -36,6 +36,7 @@ _REFUSES = re.compile(r"^\s*(?:return\s+(?:False|false|None|\"|'|f\"|f')|raise\b
 _WS = re.compile(r"\s+")
 # Code no other reader builds on: benchmarks, examples, scripts.
 _NOT_SHARED = re.compile(r"(?:^|/)(?:benchmarks?|examples?|scripts?|tools|docs?)/")
+SMALL_REPLACEMENT = 3  # lines on each side: a check rewritten in place, not a block rewritten
 MAX_CODE_LEN = 90  # a condition longer than this is shown cut (the file holds the rest)
 NEW_CODE_MAJORITY = 0.5  # "most of the added code" in new files: more than half
 
@@ -47,6 +48,7 @@ class CodePoint:
     decision: Decision
     anchor: RankedDefinition
     weight: float
+    kind: str = ""  # "condition", "gate", "interface", "shared"
 
 
 def _code(text: str) -> str:
@@ -112,7 +114,9 @@ class Replacement:
 
 
 def replacements(patch: str, path: str) -> list[Replacement]:
-    """Conditions a hunk replaces: a run of removed lines followed by added lines, paired by shape."""
+    """Conditions a hunk replaces: a run of removed lines followed by added lines, paired by shape and
+    indentation, where the code the condition guards stays what it was (an unchanged line, or the same
+    text): the same code now runs on another condition. A rewritten body is a rewrite, not a replacement."""
     out: list[Replacement] = []
     lines = patch.split("\n")
     i = 0
@@ -120,41 +124,67 @@ def replacements(patch: str, path: str) -> list[Replacement]:
         if not lines[i].startswith("-") or lines[i].startswith("---"):
             i += 1
             continue
-        removed: list[str] = []
+        first = i
         while i < len(lines) and lines[i].startswith("-") and not lines[i].startswith("---"):
-            removed.append(lines[i][1:])
             i += 1
         start = i
         while i < len(lines) and lines[i].startswith("+") and not lines[i].startswith("+++"):
             i += 1
-        added = lines[start:i]
-        old_shapes = [s for s in map(_shape, removed) if s]
-        for j, raw in enumerate(added):
-            new = _shape(raw[1:])
+        used: set[int] = set()
+        for j in range(start, i):
+            text = lines[j][1:]
+            new = _shape(text)
             if new is None:
                 continue
-            old = next((o for o in old_shapes if o[0] == new[0] and o[1] != new[1]), None)
-            if old is None:
-                continue
-            old_shapes.remove(old)
-            out.append(Replacement(path, new[0], old[1], new[1], raw[1:], _guarded(raw[1:], lines, start + j + 1)))
+            new_body, body_kept = _body(lines, j, "+")
+            for k in range(first, start):
+                old_text = lines[k][1:]
+                old = _shape(old_text)
+                if k in used or old is None or old[0] != new[0] or old[1] == new[1] \
+                        or _indent(old_text) != _indent(text):
+                    continue
+                old_body, _ = _body(lines, k, "-")
+                if new[0] in ("if", "while", "unless") and not (body_kept or _same(old_body, new_body)):
+                    continue
+                small = start - first <= SMALL_REPLACEMENT and i - start <= SMALL_REPLACEMENT
+                if new[0] not in ("if", "while", "unless") and not (_shares_name(old[1], new[1]) or small):
+                    continue  # two unrelated checks in a rewritten block
+                used.add(k)
+                out.append(Replacement(path, new[0], old[1], new[1], text, new_body if new[0] == "if" else ""))
+                break
     return out
 
 
-def _guarded(condition_line: str, lines: Sequence[str], after: int) -> str:
-    """The first new-side line below a condition that is indented deeper: what it guards."""
-    depth = len(condition_line) - len(condition_line.lstrip())
-    for raw in lines[after: after + 6]:
-        if not raw or raw[0] not in " +":
-            return ""
+_KEYWORDS = frozenset({"and", "or", "not", "is", "in", "None", "True", "False", "self", "this", "nullptr", "null"})
+
+
+def _shares_name(a: str, b: str) -> bool:
+    names = [set(re.findall(r"[A-Za-z_]\w{2,}", x)) - _KEYWORDS for x in (a, b)]
+    return bool(names[0] & names[1])
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def _same(a: str, b: str) -> bool:
+    return bool(a) and _WS.sub(" ", a.strip()) == _WS.sub(" ", b.strip())
+
+
+def _body(lines: Sequence[str], at: int, side: str) -> tuple[str, bool]:
+    """The first line a condition at `at` guards (deeper indented), on its side of the diff, and whether
+    it is an unchanged (context) line."""
+    depth = _indent(lines[at][1:])
+    for raw in lines[at + 1: at + 8]:
+        if not raw or raw[0] not in (" ", side):
+            continue  # the other side's lines interleave
         text = raw[1:]
-        if not text.strip():
+        if not text.strip() or text.strip().startswith(("#", "//")):
             continue
-        if len(text) - len(text.lstrip()) > depth and not text.strip().startswith(("#", "//")) \
-                and _shape(text) is None and _balanced(text):
-            return text.strip()
-        return ""
-    return ""
+        if _indent(text) > depth and _shape(text) is None and _balanced(text):
+            return text.strip(), raw[0] == " "
+        return "", False
+    return "", False
 
 
 def _anchor_of(line: str, path: str, centre: Sequence[RankedDefinition]) -> RankedDefinition | None:
@@ -185,7 +215,7 @@ def condition_points(sig: Signals, language: str) -> list[CodePoint]:
             explanation = phrase(language, key, **values)
             out.append(CodePoint(Decision(title=title[:160], explanation=explanation[:900],
                                           references=list(dict.fromkeys([d.path, anchor.reference]))),
-                                 anchor, weight=6.0 + max(0.0, 3.0 - sig.centre.index(anchor) * 0.5)))
+                                 anchor, weight=6.0 + max(0.0, 3.0 - sig.centre.index(anchor) * 0.5), kind="condition"))
     # one point per definition: its first replaced condition
     seen: set[str] = set()
     kept = []
@@ -220,7 +250,7 @@ def gate_points(sig: Signals, language: str) -> list[CodePoint]:
         out.append(CodePoint(Decision(title=phrase(language, "c_gate_title", **values)[:160],
                                       explanation=explanation[:900],
                                       references=list(dict.fromkeys([d.path, r.reference, *r.tests[:1]]))),
-                             r, weight=7.0 + max(0.0, 3.0 - index * 0.3)))
+                             r, weight=7.0 + max(0.0, 3.0 - index * 0.3), kind="gate"))
     return out[:2]
 
 
@@ -284,7 +314,7 @@ def interface_points(ctx: PRContext, sig: Signals, language: str) -> list[CodePo
         out.append(CodePoint(Decision(title=phrase(language, title, **values)[:160],
                                       explanation=phrase(language, key, **values)[:900],
                                       references=list(dict.fromkeys([d.path, r.reference, *r.tests[:1]]))),
-                             r, weight=8.0 + min(len(r.caller_files), 6)))
+                             r, weight=8.0 + min(len(r.caller_files), 6), kind="interface"))
     out.sort(key=lambda p: -p.weight)
     return out[:2]
 
@@ -363,4 +393,4 @@ def shared_points(ctx: PRContext, sig: Signals, language: str) -> list[CodePoint
                         explanation=phrase(language, "c_shared", **values)[:900],
                         references=list(dict.fromkeys(refs))[:8])
     anchor = best.get(picked[0].path) or (sig.centre[0] if sig.centre else None)
-    return [CodePoint(decision, anchor, weight=20.0)] if anchor is not None else []
+    return [CodePoint(decision, anchor, weight=20.0, kind="shared")] if anchor is not None else []

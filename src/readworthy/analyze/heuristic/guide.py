@@ -200,10 +200,17 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
     items.sort(key=lambda x: -x[0])
     chosen: list[tuple[str, Passage | CodePoint]] = []
     per_anchor: Counter[str] = Counter()
+    accounts: set[str] = set()
     for _, key, item in items:
-        if len(chosen) < MAX_POINTS and per_anchor[key] < 2:
+        # one account of what a definition is (its gate or interface, or the authors' words about it);
+        # a condition it changes, or the issue and the review on why, may come beside it
+        account = isinstance(item, CodePoint) and item.kind in ("gate", "interface") or \
+            isinstance(item, Passage) and not _evidence(item)
+        if len(chosen) < MAX_POINTS and per_anchor[key] < 2 and not (account and key in accounts):
             chosen.append((key, item))
             per_anchor[key] += 1
+            if account:
+                accounts.add(key)
     if code and not any(isinstance(item, CodePoint) for _, item in chosen):
         chosen = [*chosen[: MAX_POINTS - 1], (code[0].anchor.reference, code[0])]
     out: list[Decision] = []
