@@ -35,7 +35,7 @@ from .wording import phrase
 
 MAX_POINTS = 4
 MIN_WEIGHT = 5.0  # below this a passage is too generic to be a design point
-MAX_START, MAX_START_PER_FILE = 5, 2
+MAX_START, MAX_START_TESTS = 6, 2  # the comment shows six places to start
 _DEBATE = frozenset({"issue", "review", "review_request"})
 
 
@@ -286,6 +286,7 @@ def start_reading(sig: Signals, title: str = "") -> list[str]:
     files; with no definitions, the readable files; with none of those, the files that change (a skip
     still says what it is about)."""
     out: list[str] = []
+    tests: set[str] = set()
     per_file: Counter[str] = Counter()
     for allowed in range(1, MAX_START + 1):
         for r in sig.centre[:24]:
@@ -294,9 +295,10 @@ def start_reading(sig: Signals, title: str = "") -> list[str]:
                 continue
             out.append(r.reference)
             per_file[path] += 1
-            test = best_test(r, title)
-            if test and test not in out and len(out) < MAX_START and not any("test" in x.split("::")[0] for x in out):
+            test = best_test(r, title, exclude=tests)
+            if test and len(out) < MAX_START and len(tests) < MAX_START_TESTS:
                 out.append(test)
+                tests.add(test)
     readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED
                 and f.change.additions > 0]
     if out:
@@ -310,13 +312,14 @@ def start_reading(sig: Signals, title: str = "") -> list[str]:
     return [f.change.path[:200] for f in changed[:2]]
 
 
-def best_test(anchor: RankedDefinition, title: str) -> str:
+def best_test(anchor: RankedDefinition, title: str, exclude: set[str] | frozenset[str] = frozenset()) -> str:
     """The test of a definition whose name shares most words with the title (the behaviour the PR is
     about), else its first test."""
-    if not anchor.tests:
+    candidates = [t for t in anchor.tests[:8] if t not in exclude]
+    if not candidates:
         return ""
     words = {w for w in re.findall(r"[a-z0-9]+", title.lower()) if len(w) >= 3}
     def shared(test: str) -> int:
         name = test.rsplit("::", 1)[-1].lower()
         return len(words & set(re.findall(r"[a-z0-9]+", name.replace("_", " "))))
-    return max(anchor.tests[:8], key=lambda t: (shared(t), -anchor.tests.index(t)))
+    return max(candidates, key=lambda t: (shared(t), -candidates.index(t)))
