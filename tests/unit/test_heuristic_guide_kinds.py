@@ -60,6 +60,8 @@ def test_a_replaced_condition_is_the_decision_not_the_title(language: str) -> No
     assert "`self.impl.supports_cutlass_decode`" in text and "`attn_metadata.decode_plan is not None`" in text
     assert "query_fp8 = torch.empty_like(query, dtype=torch.float8_e4m3fn)" in text  # what the condition guards
     assert any("SparseAttention.forward_decode" in r for d in digest.decisions for r in d.references)
+    # the method that changed comes before the class that only holds it
+    assert digest.start_reading[0].endswith("::SparseAttention.forward_decode")
     assert "title" not in text.lower() and "标题" not in text
 
 
@@ -141,9 +143,11 @@ def test_a_tests_only_pr_names_its_technique(language: str) -> None:
     text = _text(digest.decisions)
     assert "`block_pool`" in text and "module" in text  # the fixture and its scope
     assert "`dtype`" in text and "`block_size`" in text  # what it is parametrised over
-    assert "`torch.testing.assert_close`" in text  # the oracle
+    assert "`torch.testing.assert_close`" in text  # how the result is compared
     assert "tests/kernels/test_block_copy.py::test_copy_matches_reference" in " ".join(
         r for d in digest.decisions for r in d.references)
+    assert "`ref_copy_blocks`" in text  # a reference implementation is the oracle, compared through assert_close
+    assert digest.start_reading == ["tests/kernels/test_block_copy.py::test_copy_matches_reference"]
 
 
 DOCS = _added("docs/design/prefix_cache.md", [

@@ -7,6 +7,8 @@ a failed call, `readworthy local` offline). Labelled as such in every comment.
     centre.py       which of them the rest of the diff depends on (where to start reading)
     authors.py      what the authors wrote, quoted briefly and tied to a definition
     guide.py        design points in the authors' words, where to start
+    code_points.py  design points the diff states (a replaced condition, a gate, an interface, shared code)
+    kind_points.py  design points of a docs-only or tests-only PR (the page's rule, the test technique)
     readers.py      who should read it, who talked, what is still open
     shapes.py       line-level detectors (imports, defaults, guards)
     triage.py       triage: verdict, confidence and reading value, for spending a model quota

@@ -82,6 +82,8 @@ def rank_definitions(code: Sequence[Definition], tests: Sequence[Definition],
         # an existing class is a container: its changed methods rank on their own
         size = d.added if d.new or not d.is_type else max(0, d.added - nested[(d.path, d.qualname)])
         generic = d.dunder or d.name.lower() in GENERIC_NAMES or len(d.name) < 4
+        # an existing type whose own lines do not change only holds the methods that do
+        container = d.is_type and not d.new and size == 0 and nested[(d.path, d.qualname)] > 0
         callers: tuple[str, ...] = ()
         tested: list[str] = []
         same_file = 0
@@ -103,7 +105,8 @@ def rank_definitions(code: Sequence[Definition], tests: Sequence[Definition],
                  + p["same_file_use"] * min(same_file, SAME_FILE_MAX)
                  + p["size"] * math.log2(size + 1)
                  + (p["kernel_entry"] if d.kernel_entry else p["kernel_helper"] if d.kernel_helper else 0.0)
-                 + (p["public_type"] if d.is_type and d.public else p["public"] if d.public else 0.0)
+                 + (0.0 if container else p["public_type"] if d.is_type and d.public
+                    else p["public"] if d.public else 0.0)
                  + (p["new"] if d.new else 0.0)
                  + (p["has_doc"] if d.doc or d.notes else 0.0)
                  + (p["generic_or_dunder"] if generic else 0.0))

@@ -1,9 +1,13 @@
 """The reading guide of the heuristic comment: design points in the authors' words, where to start, who reads.
 
-Design points are passages (authors.py) picked by weight, at most two per definition and four in
-all; a passage too weak to teach anything is left out: the guide says less rather than list names.
-Each point's title is the passage's first clause, its explanation says who wrote it where, about
-which definition, and quotes the rest.
+Design points are decisions: what a docs-only or tests-only PR is worth (kind_points.py), the shared
+code beside a PR's own new files, what the diff states (code_points.py: a replaced condition, a gate,
+an interface) and the authors' words (authors.py), picked by weight, at most two per definition and
+four in all. A passage too weak to teach anything is left out: the guide says less rather than list
+names. Never the title restated, never a measured result (it supports the decision it is about),
+never a quote of code the diff removes (old code is shown struck through, as removed).
+A passage's title is its first clause; its explanation says who wrote it where, about which
+definition, and quotes the rest.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from .authors import (
 )
 from .centre import RankedDefinition
 from .code_points import CodePoint, condition_points, gate_points, interface_points, shared_points
-from .kind_points import kind_points
+from .kind_points import kind_points, new_tests
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .wording import phrase
 
@@ -306,10 +310,20 @@ def start_reading(sig: Signals, title: str = "") -> list[str]:
         out += [f.change.path for f in readable if f.change.path not in named and f.kind not in CODE_KINDS
                 and f.kind is not FileKind.TEST][: MAX_START - len(out)]
         return [x[:200] for x in out]
+    if readable and all(f.kind is FileKind.TEST for f in readable):  # a tests-only PR: its new tests
+        found = new_tests([f.change for f in readable])
+        words = _title_words(title)
+        found.sort(key=lambda t: -len(words & set(re.findall(r"[a-z0-9]+", t.rsplit("::", 1)[-1].lower()))))
+        if found:
+            return [x[:200] for x in found[:MAX_START]]
     if readable:
         return [f.change.path[:200] for f in readable[:4]]
     changed = sorted(sig.ranked, key=lambda f: -(f.change.additions + f.change.deletions))
     return [f.change.path[:200] for f in changed[:2]]
+
+
+def _title_words(title: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", title.lower()) if len(w) >= 3}
 
 
 def best_test(anchor: RankedDefinition, title: str, exclude: set[str] | frozenset[str] = frozenset()) -> str:
@@ -318,7 +332,8 @@ def best_test(anchor: RankedDefinition, title: str, exclude: set[str] | frozense
     candidates = [t for t in anchor.tests[:8] if t not in exclude]
     if not candidates:
         return ""
-    words = {w for w in re.findall(r"[a-z0-9]+", title.lower()) if len(w) >= 3}
+    words = _title_words(title)
+
     def shared(test: str) -> int:
         name = test.rsplit("::", 1)[-1].lower()
         return len(words & set(re.findall(r"[a-z0-9]+", name.replace("_", " "))))

@@ -32,9 +32,9 @@ _DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)|^\s*class\s+(\w+)")
 _FIXTURE = re.compile(r"^\s*@pytest\.fixture\b(?:\((?P<args>.*)\))?")
 _SCOPE = re.compile(r"scope\s*=\s*[\"'](\w+)[\"']")
 _PARAMETRIZE = re.compile(r"^\s*@pytest\.mark\.parametrize\(\s*[\"']([^\"']+)[\"']")
-_ORACLE = re.compile(r"\b(?:torch\.testing\.assert_close|assert_close|torch\.allclose|np\.testing\.assert_\w+"
-                     r"|assert_allclose|torch\.equal)\b|\b(\w*(?:ref|reference|naive|golden|baseline)\w*)\s*\(",
-                     re.IGNORECASE)
+_COMPARE = re.compile(r"\b(?:torch\.testing\.assert_close|assert_close|torch\.allclose|np\.testing\.assert_\w+"
+                      r"|assert_allclose|torch\.equal)\b")
+_REFERENCE = re.compile(r"\b(\w*(?:ref|reference|naive|golden|baseline|expected)\w*)\s*\(", re.IGNORECASE)
 _STAND_IN = re.compile(r"\b(monkeypatch\.setattr|monkeypatch\.setenv|mock\.patch\w*|patch\.object|patch\(|MagicMock"
                        r"|SimpleNamespace|create_autospec)\b")
 MAX_NAMES = 3
@@ -166,12 +166,15 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
         values = {"axes": code_names(axes, 4, language), "names": code_names([d.name for d, _ in params], 2, language),
                   "file": params[0][0].path.rsplit("/", 1)[-1]}
         out.append(_point(language, "k_parametrize", values, [d for d, _ in params][:2]))
-    oracles = [(d, m) for d in defs for line in d.body for m in [_ORACLE.search(line)] if m]
+    # the oracle: a reference implementation the result is compared with, or the comparison itself
+    oracles = [(d, line) for d in defs for line in d.body if _COMPARE.search(line) or _REFERENCE.search(line)]
     if oracles:
-        d, m = oracles[0]
-        oracle = m.group(1) or m.group(0)
-        values = {"oracle": oracle, "names": code_names(list(dict.fromkeys(x.name for x, _ in oracles)), 2, language),
-                  "file": d.path.rsplit("/", 1)[-1]}
+        d, line = next(((x, y) for x, y in oracles if _REFERENCE.search(y)), oracles[0])
+        reference, compare = _REFERENCE.search(line), _COMPARE.search(line)
+        oracle = reference.group(1) if reference else compare.group(0) if compare else ""
+        via = phrase(language, "k_oracle_via", compare=compare.group(0)) if reference and compare else ""
+        values = {"oracle": oracle, "via": via, "file": file_of(d),
+                  "names": code_names(list(dict.fromkeys(x.name for x, _ in oracles)), 2, language)}
         out.append(_point(language, "k_oracle", values, list(dict.fromkeys(x for x, _ in oracles))[:2]))
     stand_ins = [(d, m.group(1)) for d in defs for line in d.body for m in [_STAND_IN.search(line)] if m]
     if stand_ins and len(out) < 3:
@@ -180,6 +183,15 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
                                                                 language), "file": d.path.rsplit("/", 1)[-1]}
         out.append(_point(language, "k_stand_in", values, list(dict.fromkeys(x for x, _ in stand_ins))[:2]))
     return out[:3]
+
+
+def new_tests(changes: list[FileChange]) -> list[str]:
+    """`path::test_name` of the test functions (and test classes) the changes add."""
+    return [f"{d.path}::{d.name}" for c in changes for d in _test_definitions(c) if d.name.lower().startswith("test")]
+
+
+def file_of(d: _TestDef) -> str:
+    return d.path.rsplit("/", 1)[-1]
 
 
 def _point(language: str, key: str, values: dict[str, object], defs: list[_TestDef]) -> Decision:
