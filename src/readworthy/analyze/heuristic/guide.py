@@ -305,6 +305,12 @@ def start_reading(sig: Signals, title: str = "") -> list[str]:
                 tests.add(test)
     readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED
                 and f.change.additions > 0]
+    words = _title_words(title)
+    if out and len(tests) < MAX_START_TESTS:  # new tests that name none of the definitions are still the PR's tests
+        found = [t for t in new_tests([f.change for f in readable if f.kind is FileKind.TEST]) if t not in tests]
+        found.sort(key=lambda t: -len(words & set(re.findall(r"[a-z0-9]+", t.rsplit("::", 1)[-1].lower()))))
+        room = min(MAX_START - len(out), MAX_START_TESTS - len(tests))
+        out += found[:max(0, room)]
     if out:
         named = {x.split("::")[0] for x in out}
         out += [f.change.path for f in readable if f.change.path not in named and f.kind not in CODE_KINDS
@@ -312,7 +318,6 @@ def start_reading(sig: Signals, title: str = "") -> list[str]:
         return [x[:200] for x in out]
     if readable and all(f.kind is FileKind.TEST for f in readable):  # a tests-only PR: its new tests
         found = new_tests([f.change for f in readable])
-        words = _title_words(title)
         found.sort(key=lambda t: -len(words & set(re.findall(r"[a-z0-9]+", t.rsplit("::", 1)[-1].lower()))))
         if found:
             return [x[:200] for x in found[:MAX_START]]
