@@ -11,6 +11,11 @@ from typing import Any
 import yaml
 
 PR_EVENTS = ("pull_request_target", "issue_comment")
+# pull_request_target activity types that all mean "review the PR as it is now": a newer run of one can
+# replace a pending run of another and nothing is lost.
+PUSH_TYPES = frozenset({"opened", "reopened", "ready_for_review", "synchronize", "edited"})
+# How a group names the PR; two groups equal but for this are the same group on one PR.
+_PR_KEY = re.compile(r"\$\{\{\s*github\.event\.(pull_request|issue)\.number\s*\}\}")
 SCOPES = {"contents", "pull-requests", "issues", "discussions", "models"}
 
 Workflow = dict[str, Any]
@@ -85,9 +90,81 @@ def concurrency_problems(wf: Workflow) -> list[str]:
         for name, job in jobs(wf).items():
             if not action_steps(job):
                 continue
+            if "issue_comment" in wf["on"] and "concurrency" not in job:
+                continue  # each command is its own request: no group, so none can cancel another (trigger_problems)
             group = str((job.get("concurrency") or {}).get("group", ""))
             if "pull_request.number" not in group and "issue.number" not in group:
                 problems.append(f"job {name}: no job-level concurrency group keyed by the PR")
+    return problems
+
+
+def groups(wf: Workflow) -> list[str]:
+    """Every concurrency group the workflow's runs claim (the workflow's, then each job's)."""
+    found = []
+    for holder in [wf, *jobs(wf).values()]:
+        value = holder.get("concurrency")
+        if value is not None:
+            found.append(str(value.get("group", "") if isinstance(value, dict) else value))
+    return found
+
+
+def same_group(group: str) -> str:
+    """The group with the PR's number, however the event spells it, made one placeholder."""
+    return _PR_KEY.sub("<PR>", " ".join(group.split()))
+
+
+def trigger_problems(wf: Workflow) -> list[str]:
+    """GitHub cancels a group's pending run whenever a newer run is queued: runs that share a group must all
+    ask for the same work, so that the newer one replacing the pending one loses nothing."""
+    problems = []
+    events = wf["on"] if isinstance(wf["on"], dict) else {name: None for name in wf["on"]}
+    for group in groups(wf):
+        if "issue_comment" in events and "github.event.comment.id" not in group:
+            problems.append(f"group {group!r}: a newer comment would cancel a pending command (a lost verdict)")
+        if "pull_request_target" in events:
+            types = set((events["pull_request_target"] or {}).get("types") or ["opened", "reopened", "synchronize"])
+            if not (types <= PUSH_TYPES or types == {"labeled"}):
+                problems.append(f"group {group!r}: shared by {sorted(types)}: a push would cancel a pending label run")
+        reviews = [e for e in events if e in ("pull_request_target", "issue_comment", "workflow_dispatch")]
+        if len(reviews) > 1:
+            problems.append(f"group {group!r}: shared by the triggers {reviews}")
+        inputs = ((events.get("workflow_dispatch") or {}).get("inputs") or {}) if "workflow_dispatch" in events else {}
+        missing = [name for name in inputs if not re.search(rf"\binputs\.{re.escape(name)}\b", group)]
+        if missing:
+            problems.append(f"group {group!r}: a dispatch with other {missing} would cancel a pending one")
+    return problems
+
+
+def shared_group_problems(workflows: dict[str, Workflow]) -> list[str]:
+    """No two workflows share a concurrency group: a run of one would cancel the other's pending run."""
+    owners: dict[str, set[str]] = {}
+    for name, wf in workflows.items():
+        for group in groups(wf):
+            owners.setdefault(same_group(group), set()).add(name)
+    return [f"group {group!r} is shared by {sorted(names)}" for group, names in owners.items() if len(names) > 1]
+
+
+def association_filter_problems(wf: Workflow) -> list[str]:
+    """author_association is the payload's hint: it reads CONTRIBUTOR (or NONE) for organization members whose
+    membership is private, so a job `if` on it drops their runs without a word. The permission API decides."""
+    return [f"job {name}: its `if` filters on author_association" for name, job in jobs(wf).items()
+            if "author_association" in str(job.get("if", ""))]
+
+
+def supply_chain_problems(wf: Workflow) -> list[str]:
+    """Other people's actions run pinned by commit SHA; nothing is pip-installed unlocked or from git."""
+    problems = []
+    for name, job in jobs(wf).items():
+        for step in job.get("steps") or []:
+            used = str(step.get("uses", ""))
+            if used and not used.startswith(("readworthy/readworthy@", "./")) and \
+                    not re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", used):
+                problems.append(f"job {name}: {used} is not pinned by commit SHA")
+            command = str(step.get("run", ""))
+            if re.search(r"\bpip install\b", command) and "--require-hashes" not in command:
+                problems.append(f"job {name}: pip install without --require-hashes (unlocked dependencies)")
+            if "git+https://" in command:
+                problems.append(f"job {name}: installs from git")
     return problems
 
 
@@ -123,15 +200,13 @@ def uncommented_permissions(text: str) -> list[str]:
 
 
 def command_filter_problems(wf: Workflow) -> list[str]:
-    """The /readworthy workflow filters in the job `if`, before any runner starts."""
-    problems = []
+    """The /readworthy workflow filters in the job `if`, before any runner starts: PR comments that are
+    commands. Who may command is the permission API's answer, never the payload's author_association."""
+    problems = association_filter_problems(wf)
     for name, job in jobs(wf).items():
         condition = " ".join(str(job.get("if", "")).split())
         if "github.event.issue.pull_request" not in condition:
             problems.append(f"job {name}: does not skip comments on plain issues")
         if "startsWith(github.event.comment.body, '/readworthy')" not in condition:
             problems.append(f"job {name}: does not skip comments that are not a /readworthy command")
-        roles = re.search(r"contains\(fromJSON\('(\[.*?\])'\), github\.event\.comment\.author_association\)", condition)
-        if roles is None or set(yaml.safe_load(roles.group(1))) != {"OWNER", "MEMBER", "COLLABORATOR"}:
-            problems.append(f"job {name}: no author_association filter for OWNER, MEMBER, COLLABORATOR")
     return problems

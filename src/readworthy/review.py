@@ -10,6 +10,9 @@ prompt version and language, the stored Report is reused and the model is not ca
 `force` (label, `/readworthy refresh`, input) bypasses that. The hash covers the team's past
 corrections that inform this PR, so a new correction of a similar PR is taken into account by
 the next run, and an unrelated one changes nothing.
+Overlap rule (overlap.py): runs of different triggers may review one PR at once; an analysis of the same
+inputs another run began after this one started is reused even when forced, and right before writing
+the comment is re-read so that a newer analysis is kept and a verdict written meanwhile is carried.
 Taste rule: the team's verdict (`/readworthy verdict`) is kept in the hidden state across
 re-runs and pushes, beside each new analysis; the label follows the team's verdict.
 Safety rule: a failure never replaces or empties the existing comment; a refusal to write
@@ -32,13 +35,13 @@ from . import publish
 from .analyze.model import analyze
 from .analyze.spending import CostGate
 from .config import Settings
-from .errors import CommentBlocked, PublishError, ReadworthyError
+from .errors import CommentBlocked, GitHubError, PublishError, ReadworthyError
 from .event import PullRequestInfo
 from .gather.github_api import GitHub
 from .gather.memory import MemoryReader
 from .gather.pull import gather_pr
 from .gather.repo_config import load_repo_config
-from .gather.rest import find_existing_body, read_pull_info
+from .gather.rest import find_existing_body, has_write_access, read_pull_info, refresh_comment_body
 from .memory.profile import change_profile
 from .memory.record import clean_line, steering
 from .memory.similar import nearest, taste_hash
@@ -54,6 +57,7 @@ from .models import (
     Usage,
     Verdict,
 )
+from .overlap import fresh_since, settle
 from .pack.prompt import pack_prompt
 from .render.comment import render_comment, render_markdown
 from .render.state import decode_state
@@ -76,6 +80,17 @@ class ReviewSession:
     own_login: str
     cost_gate: CostGate | None = None  # `max-cost`: what this run may still spend on the model
     memory: MemoryReader | None = None  # the team's taste memory, read once per run on first use
+    writers: dict[str, bool] = field(default_factory=dict)  # login -> write access (permission API), per run
+
+    def can_write(self, login: str) -> bool:
+        """The collaborator permission API, asked once per login per run; a refusal to tell counts as no."""
+        if login not in self.writers:
+            try:
+                self.writers[login] = has_write_access(self.gh, self.repo, login)
+            except GitHubError as exc:
+                log.warning("could not ask GitHub whether %s has write access: %s", login, exc)
+                self.writers[login] = False
+        return self.writers[login]
 
 
 @dataclass(frozen=True)
@@ -153,7 +168,7 @@ def _analyze_within_policy(session: ReviewSession, prompt: Prompt, ctx: PRContex
     now = datetime.now(UTC)
     recent = recent_model_runs(previous, now)
     client = session.client
-    withheld = model_withheld(ctx, settings, request.explicit, recent) if client is not None else ""
+    withheld = model_withheld(ctx, settings, request.explicit, recent, session.can_write) if client is not None else ""
     gate = session.cost_gate if client is not None and not withheld else None
     if gate is not None and not gate.try_reserve():
         withheld = (f"this run's model cost cap (${gate.cap:.2f}, `max-cost`) is reached; the next run analyses "
@@ -180,6 +195,7 @@ LOCKED = ("the conversation is locked, so GitHub refuses readworthy's comment: n
 
 def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutcome:
     gh, repo, own_login = session.gh, session.repo, session.own_login
+    started = datetime.now(UTC)  # another run's analysis begun after this moment is as fresh as ours (overlap.py)
     info = request.pr or read_pull_info(gh, repo, number)
     if info.locked and not request.dry_run:
         # Before any work: a gather and a model call would only end in GitHub's 403 (issue 23).
@@ -209,7 +225,8 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
     seen = {"config_problems": problems, "prompt": prompt}
 
     spent = Usage()
-    cached = not request.force and cache_hit(previous, settings, current_hash)
+    # Forced, an analysis of these inputs that another run began after this one started still answers.
+    cached = cache_hit(previous, settings, current_hash) and (not request.force or fresh_since(previous, started))
     if cached and previous is not None:
         log.info("#%d: inputs unchanged since the last analysis (hash %s): no model call", number, current_hash[:12])
         # Only the cheap, non-textual parts are refreshed: the stored title etc. were redacted before
@@ -230,6 +247,12 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
                                      **seen)  # type: ignore[arg-type]
             report = previous  # the team's verdict is still recorded, beside the analysis it corrects
     report = report.model_copy(update={"team": _team_verdict(request, previous, report, ctx, profile)})
+    if existing is not None and not cached and not request.dry_run:
+        # Another trigger's run may have written meanwhile: keep its newer analysis and its team verdict.
+        theirs = decode_state(refresh_comment_body(existing) or "")
+        report, superseded = settle(report, theirs, previous, started, request.given is not None)
+        if superseded:
+            log.info("#%d: another run wrote a newer analysis meanwhile; keeping it", number)
 
     markdown = render_markdown(report)
     outcome_base = {"report": report, "cached": cached, "usage": spent, "markdown": markdown,

@@ -11,6 +11,7 @@ for public repositories, where anyone can open a PR and push to it as often as t
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from .analyze.client import model_name
@@ -87,8 +88,13 @@ def recent_model_runs(previous: Report | None, now: datetime) -> list[datetime]:
     return sorted(runs)
 
 
-def model_withheld(ctx: PRContext, settings: Settings, explicit: bool, recent: list[datetime]) -> str:
+def model_withheld(ctx: PRContext, settings: Settings, explicit: bool, recent: list[datetime],
+                   can_write: Callable[[str], bool] = lambda login: False) -> str:
     """Why this PR gets the heuristic instead of a model analysis now, or "" when the model is asked.
+
+    `author_association` is the payload's hint: an organization member whose membership is private shows as
+    CONTRIBUTOR (or NONE). Before withholding, `can_write(author)` asks the collaborator permission API (the
+    caller caches it per login): a writer always counts as a member.
 
     A maintainer's explicit request (`/readworthy`, the trigger label, a dispatch) is always honoured:
     the permission check already happened, and they chose to spend. The run's cost cap (`max-cost`)
@@ -99,7 +105,7 @@ def model_withheld(ctx: PRContext, settings: Settings, explicit: bool, recent: l
     if settings.model_for != "everyone":
         allowed = MEMBERS if settings.model_for == "members" else CONTRIBUTORS
         association = ctx.author_association.upper()
-        if association and association not in allowed:
+        if association and association not in allowed and not (ctx.author and can_write(ctx.author)):
             words = _ASSOCIATION_WORDS.get(association)
             return note("model_for", who=note("who_members" if settings.model_for == "members" else "who_contributors"),
                         mode=settings.model_for, author=ctx.author or note("the_author"),

@@ -61,6 +61,45 @@ def test_a_past_contributor_is_asked_about_when_models_are_for_contributors(
     assert result.code == 0 and len(openai_server.chat_requests) == 1
 
 
+@pytest.mark.parametrize("model_for", ["members", "contributors"])
+def test_a_private_member_is_not_downgraded_by_model_for(
+    model_for: str, github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 23: a member whose organization membership is private shows as CONTRIBUTOR (or NONE, before a
+    first contribution) in the payload; the collaborator permission API says write, and that decides."""
+    association = "CONTRIBUTOR" if model_for == "members" else "NONE"
+    github_server.repo(REPO).permissions["pat"] = "write"
+    pr = stranger_pr(github_server, "pat", association)
+    openai_server.add_json(GOOD_DIGEST)
+    result = run(monkeypatch, capsys, action_env(github_server, tmp_path, "pull_request_target",
+                                                 pr_payload(pr, "opened"), openai_url=openai_server.url,
+                                                 inputs={"model-for": model_for}))
+    assert result.code == 0 and len(openai_server.chat_requests) == 1
+    assert github_server.count("GET", r"/collaborators/pat/permission$") == 1
+    state = decode_state(own_comments(github_server, pr.number)[0].body)
+    assert state is not None and state.analyzer == "model" and not state.model_withheld
+    # someone with the same association and no write access still gets the heuristic
+    other = stranger_pr(github_server, "sam", association, "Another change")
+    result = run(monkeypatch, capsys, action_env(github_server, tmp_path / "sam", "pull_request_target",
+                                                 pr_payload(other, "opened"), openai_url=openai_server.url,
+                                                 inputs={"model-for": model_for}))
+    assert result.code == 0 and len(openai_server.chat_requests) == 1
+    assert f"model-for: {model_for}" in own_comments(github_server, other.number)[0].body
+
+
+def test_write_access_is_asked_once_per_login_per_run(github_server: GitHubServer) -> None:
+    from readworthy.config import build_settings
+    from readworthy.gather.github_api import make_github
+    from readworthy.review import ReviewSession
+
+    github_server.repo(REPO).permissions["pat"] = "write"
+    settings = build_settings({"github_token": "ghs_workflow_token", "github_api_url": github_server.api_url})
+    session = ReviewSession(make_github(settings), None, REPO, settings, "github-actions[bot]")
+    assert [session.can_write(login) for login in ("pat", "sam", "pat", "sam")] == [True, False, True, False]
+    assert github_server.count("GET", r"/collaborators/\w+/permission$") == 2
+
+
 def test_model_analyses_per_pr_per_day_are_capped(
     github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

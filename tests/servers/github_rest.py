@@ -150,9 +150,11 @@ def reactions_json(c: Call, url: str, reactions: list[Reaction]) -> dict[str, An
 def author_association(repo: Repo, login: str) -> str:
     if login == repo.owner:
         return "OWNER"
+    if login in repo.associations:  # set explicitly, e.g. CONTRIBUTOR for a member whose membership is private
+        return repo.associations[login]
     if repo.permissions.get(login) in ("admin", "maintain", "write"):
         return "MEMBER"
-    return repo.associations.get(login, "NONE")
+    return "NONE"
 
 
 def comment_json(c: Call, repo: Repo, item: Issue, cm: IssueComment) -> dict[str, Any]:

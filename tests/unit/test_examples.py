@@ -18,11 +18,16 @@ from workflow_rules import (
     Workflow,
     action_steps,
     analyses_with_github_models,
+    association_filter_problems,
     command_filter_problems,
     concurrency_problems,
+    groups,
     jobs,
     load,
     permission_problems,
+    shared_group_problems,
+    supply_chain_problems,
+    trigger_problems,
     uncommented_permissions,
 )
 
@@ -80,6 +85,44 @@ def test_no_skipped_run_can_take_a_reviews_place(path: Path) -> None:
     assert concurrency_problems(load(path)) == []
 
 
+def test_no_trigger_can_cancel_another_triggers_pending_run() -> None:
+    """Issue 23: the PR, label and command examples shared `readworthy-review-N`, so any push cancelled a
+    pending `/readworthy verdict`, refresh or label run (GitHub cancels a group's pending run whenever a
+    newer one is queued). Now no two workflows share a group, and runs sharing one ask for the same work."""
+    assert shared_group_problems({path.name: load(path) for path in EXAMPLES}) == []
+    for path in EXAMPLES:
+        assert trigger_problems(load(path)) == [], path.name
+
+
+def test_every_per_pr_trigger_serialises_its_own_runs_and_overlap_between_triggers_is_harmless() -> None:
+    """Two runs of one trigger on one PR never run at once: each review workflow (but the command one, whose
+    every comment is its own request) has a job-level group keyed by the PR. Runs of different triggers can
+    overlap; review.py makes that harmless (tests/e2e/test_overlapping_runs.py: one model call, no lost
+    verdict), which is what every example's comment points to."""
+    keyed = {"readworthy-pr.yml", "readworthy-label.yml"}
+    for name in keyed:
+        [group] = groups(example(name))
+        assert "pull_request.number" in group, name
+    assert groups(example("readworthy-command.yml")) == []
+    assert "pr-number" in groups(example("readworthy-dispatch.yml"))[0]
+    overlap_test = REPO_ROOT / "tests" / "e2e" / "test_overlapping_runs.py"
+    assert "def test_a_verdict_given_during_another_runs_analysis_is_kept" in overlap_test.read_text(encoding="utf-8")
+    for name in ("readworthy-pr.yml", "readworthy-label.yml", "readworthy-command.yml", "readworthy-dispatch.yml"):
+        text = (REPO_ROOT / "examples" / name).read_text(encoding="utf-8")
+        assert "harmless" in text, f"{name} does not say why overlapping another trigger's run is safe"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_no_job_filters_on_author_association(path: Path) -> None:
+    """It reads CONTRIBUTOR for members whose organization membership is private: their commands were dropped."""
+    assert association_filter_problems(load(path)) == []
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_examples_run_pinned_actions_and_locked_dependencies(path: Path) -> None:
+    assert supply_chain_problems(load(path)) == []
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_least_privilege(path: Path) -> None:
     wf = load(path)
@@ -109,11 +152,21 @@ def test_backfill_runs_few_jobs_on_the_shared_rate_limit() -> None:
     assert "actions/create-github-app-token" in text
 
 
+def test_backfill_runs_the_released_image_and_says_to_keep_one_identity() -> None:
+    """Issue 23: it pip-installed readworthy from git with unlocked dependencies; an App token in the backfill
+    and the workflow token in the PR workflow found each other's comments foreign (two comments, no cache)."""
+    text = (REPO_ROOT / "examples" / "digest-backfill.yml").read_text(encoding="utf-8")
+    for name, job in jobs(example("digest-backfill.yml")).items():
+        assert job["container"] == "ghcr.io/readworthy/readworthy:v1", name
+    assert "pip install" not in text and "setup-python" not in text
+    assert "One identity" in text and "same App token" in text
+
+
 # --------------------------------------------------------------------------- the rules can fail
 
 
 def _pr_example_with_workflow_level_group() -> Workflow:
-    wf = copy.deepcopy(example("readworthy-command.yml"))
+    wf = copy.deepcopy(example("readworthy-label.yml"))
     wf["concurrency"] = jobs(wf)["review"].pop("concurrency")
     return wf
 
@@ -142,13 +195,62 @@ def _models_with_a_key() -> Workflow:
     return wf
 
 
+def _shared_review_group() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-label.yml"))
+    jobs(wf)["review"]["concurrency"]["group"] = "readworthy-push-${{ github.event.pull_request.number }}"
+    return wf
+
+
+def _group_on_commands() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-command.yml"))
+    jobs(wf)["review"]["concurrency"] = {"group": "readworthy-command-${{ github.event.issue.number }}"}
+    return wf
+
+
+def _push_and_label_in_one_workflow() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-pr.yml"))
+    wf["on"]["pull_request_target"]["types"].append("labeled")
+    return wf
+
+
+def _dispatch_group_without_force() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-dispatch.yml"))
+    jobs(wf)["review"]["concurrency"]["group"] = "readworthy-dispatch-${{ inputs.pr-number || 'all-open' }}"
+    return wf
+
+
+def _unpinned_and_unlocked() -> Workflow:
+    wf = copy.deepcopy(example("digest-backfill.yml"))
+    job = jobs(wf)["list"]
+    job["steps"][:0] = [{"uses": "actions/setup-python@v5"},
+                        {"run": 'pip install "readworthy @ git+https://github.com/readworthy/readworthy@v1"'}]
+    return wf
+
+
 BROKEN = {
     "workflow-level group keyed by PR only": (_pr_example_with_workflow_level_group, concurrency_problems),
     "event-keyed group, job filters on the label": (_event_keyed_group_with_event_filter, concurrency_problems),
     "issues and pull-requests both write": (_both_writes, permission_problems),
     "GitHub Models without models: read": (_no_models, permission_problems),
     "models: read while a key is used": (_models_with_a_key, permission_problems),
+    "a command's group: a newer comment cancels a pending verdict": (_group_on_commands, trigger_problems),
+    "push and label share a workflow's group": (_push_and_label_in_one_workflow, trigger_problems),
+    "a dispatch group that ignores `force`": (_dispatch_group_without_force, trigger_problems),
+    "unpinned action, unlocked install from git": (_unpinned_and_unlocked, supply_chain_problems),
 }
+
+
+def test_shared_group_rule_fails_when_the_label_example_joins_the_push_group() -> None:
+    workflows = {path.name: load(path) for path in EXAMPLES}
+    workflows["readworthy-label.yml"] = _shared_review_group()
+    assert shared_group_problems(workflows)
+    # the old examples: PR, label and command all in readworthy-review-N
+    old = {name: copy.deepcopy(workflows[name]) for name in ("readworthy-pr.yml", "readworthy-command.yml")}
+    jobs(old["readworthy-pr.yml"])["review"]["concurrency"]["group"] = \
+        "readworthy-review-${{ github.event.pull_request.number }}"
+    jobs(old["readworthy-command.yml"])["review"]["concurrency"] = \
+        {"group": "readworthy-review-${{ github.event.issue.number }}"}
+    assert shared_group_problems(old)
 
 
 @pytest.mark.parametrize("name", BROKEN)
@@ -161,10 +263,10 @@ ROLES = "contains(fromJSON('[\"OWNER\", \"MEMBER\", \"COLLABORATOR\"]'), github.
 
 
 @pytest.mark.parametrize("condition", [
-    "github.event.issue.pull_request && startsWith(github.event.comment.body, '/readworthy')",
-    f"startsWith(github.event.comment.body, '/readworthy') && {ROLES}",
-    "github.event.issue.pull_request && startsWith(github.event.comment.body, '/readworthy') && "
-    + ROLES.replace('\"COLLABORATOR\"', '\"COLLABORATOR\", \"CONTRIBUTOR\"'),
+    "startsWith(github.event.comment.body, '/readworthy')",                  # plain issues too
+    "github.event.issue.pull_request",                                        # every comment starts a runner
+    # what the example used to say: a private member's command (CONTRIBUTOR) was dropped without a word
+    f"github.event.issue.pull_request && startsWith(github.event.comment.body, '/readworthy') && {ROLES}",
 ])
 def test_command_filter_rule_fails_on_a_weaker_filter(condition: str) -> None:
     wf = copy.deepcopy(example("readworthy-command.yml"))

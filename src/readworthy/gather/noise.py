@@ -12,6 +12,9 @@ from collections.abc import Iterable
 OWN_MARKER_PREFIX = "<!-- readworthy:"  # every comment readworthy writes carries this hidden marker
 
 _COMMAND = re.compile(r"^/[a-z][\w-]*(\s+\S+){0,4}\s*$", re.IGNORECASE)
+# Our own commands, a verdict's one-line reason included: the command that starts a run must not change the
+# inputs it is judged by (else every `/readworthy` re-analyses, and two overlapping runs both pay).
+_OWN_COMMAND = re.compile(r"^/readworthy\b", re.IGNORECASE)
 _APPROVALS = {
     "lgtm", "+1", "👍", "ship it", "shipit", "looks good", "looks good to me", "approved", "approve",
     "thanks", "thank you", "nice", "great", "awesome", "lgtm thanks", "lgtm thank you", "lgtm!", "ok",
@@ -34,7 +37,7 @@ def noise_kind(author: str, body: str, *, author_is_bot: bool, ignore_authors: I
     text = body.strip()
     if not text:
         return "empty"
-    if "\n" not in text and _COMMAND.match(text):
+    if "\n" not in text and (_COMMAND.match(text) or _OWN_COMMAND.match(text)):
         return "command"
     if len(text) <= _APPROVAL_MAX_CHARS and _TRIM.sub("", text).lower() in _APPROVALS:
         return "lgtm"

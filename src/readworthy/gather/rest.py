@@ -256,6 +256,17 @@ def find_own_comments(gh: GitHub, repo: str, number: int, own_login: str) -> lis
         return sorted((c for c in comments if _is_ours(c, own_login)), key=lambda c: c.id)
 
 
+def refresh_comment_body(comment: GitHubComment) -> str | None:
+    """Our comment's body as it is now (another run may have edited it since it was listed; one request);
+    None when it was deleted meanwhile."""
+    try:
+        with github_errors("re-reading the readworthy comment"):
+            comment.update()
+    except GitHubNotFound:
+        return None
+    return comment.body or ""
+
+
 def find_existing_body(gh: GitHub, repo: str, number: int, own_login: str) -> tuple[GitHubComment | None, str]:
     """Our current comment on PR `number` and its body, for the cache check ("" when none)."""
     ours = find_own_comments(gh, repo, number, own_login)
