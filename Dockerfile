@@ -7,7 +7,10 @@
 # BASE_IMAGE must provide `python3` with the venv module (python:3.12-slim does; so does Debian's
 # python3 + python3-venv, which scripts/container-smoke uses). Both stages use the same base so the
 # venv's interpreter symlink stays valid.
-ARG BASE_IMAGE=python:3.12-slim
+# Pinned by digest (the multi-platform index of python:3.12-slim), so a release builds on exactly this
+# base, whatever the tag points at that day. To move it: `docker buildx imagetools inspect
+# python:3.12-slim` prints the tag's current index digest; put it here in its own commit.
+ARG BASE_IMAGE=python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea
 
 FROM ${BASE_IMAGE} AS build
 

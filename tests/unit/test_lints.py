@@ -257,7 +257,8 @@ def test_lock_pins_every_runtime_dependency_with_hashes() -> None:
 def test_dockerfile_contract() -> None:
     text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
     lines = [line for line in text.splitlines() if line and not line.startswith("#")]
-    assert lines[0] == "ARG BASE_IMAGE=python:3.12-slim"
+    # issue 23: the base is pinned by digest, so the release builds on exactly the base it names
+    assert re.fullmatch(r"ARG BASE_IMAGE=python:3\.12-slim@sha256:[0-9a-f]{64}", lines[0]), lines[0]
     assert [line for line in lines if line.startswith("FROM")] == ["FROM ${BASE_IMAGE} AS build", "FROM ${BASE_IMAGE}"]
     assert lines[-1] == 'ENTRYPOINT ["readworthy", "action"]'
     assert "--require-hashes" in text and "TIKTOKEN_CACHE_DIR=" in text

@@ -103,51 +103,81 @@ def image_tag(step: dict[str, Any]) -> bool:
                           str(step.get("run", ""))))
 
 
+def builds_by_hand(step: dict[str, Any]) -> bool:
+    return bool(re.search(r"\bdocker (buildx )?build\s|\bbuildah (bud|build)\b", str(step.get("run", ""))))
+
+
+def pushes_archive_by_digest(step: dict[str, Any]) -> bool:
+    command = str(step.get("run", ""))
+    return bool(re.search(r"skopeo copy\b[^\n]*--preserve-digests[^\n]*oci-archive:", command)) and "docker://$REF" in command
+
+
 def release_order_problems(workflow: dict[str, Any]) -> list[str]:
-    """What lets the workflow publish something untested, or move a tag before the push; [] when none."""
+    """What lets the workflow publish something untested or re-pin a version, or move a tag before the push
+    or backwards; [] when none."""
     problems: list[str] = []
     jobs: dict[str, Any] = workflow.get("jobs") or {}
     test_jobs = jobs_where(jobs, lambda s: runs(s, "scripts/test"))
     smoke_jobs = jobs_where(jobs, lambda s: runs(s, "scripts/container-smoke"))
-    build_jobs = jobs_where(jobs, lambda s: uses(s, "docker/build-push-action"))
-    tag_jobs = sorted(set(jobs_where(jobs, git_tag_or_push)) | set(jobs_where(jobs, image_tag)))
+    build_jobs = jobs_where(jobs, lambda s: uses(s, "docker/build-push-action") or builds_by_hand(s))
+    push_jobs = jobs_where(jobs, pushes_archive_by_digest)
+    tag_jobs = sorted(set(jobs_where(jobs, git_tag_or_push))
+                      | set(jobs_where(jobs, lambda s: image_tag(s) and not pushes_archive_by_digest(s))))
     if not test_jobs or not smoke_jobs:
         problems.append("no job runs scripts/test and scripts/container-smoke")
     if len(build_jobs) != 1:
         return problems + [f"expected one job that builds the image, found {build_jobs}"]
+    if len(push_jobs) != 1:
+        return problems + [f"expected one job that pushes the built archive by digest, found {push_jobs}"]
     if len(tag_jobs) != 1:
         return problems + [f"expected one job that moves tags, found {tag_jobs}"]
-    build, publish = build_jobs[0], tag_jobs[0]
-    if build == publish:
-        problems.append("the image is built and tagged in the same job")
+    build, push, publish = build_jobs[0], push_jobs[0], tag_jobs[0]
+    if len({build, push, publish}) != 3:
+        problems.append("building, pushing and tagging must be separate jobs")
 
-    # test -> build
-    untested = sorted(set(test_jobs + smoke_jobs) - ancestors(jobs, build))
-    if untested:
-        problems.append(f"{build} does not wait for {untested}")
-    for name in test_jobs + smoke_jobs:
-        if writes(jobs[name]) & {"packages", "contents", "all"}:
-            problems.append(f"{name} can write packages or contents before the tests passed")
+    # check: a released version is refused before anything is built
+    check = [name for name in jobs_where(jobs, lambda s: runs(s, "release-version unreleased"))]
+    if not check or not set(check) <= ancestors(jobs, build):
+        problems.append(f"{build} does not wait for a check that the version was never released")
 
-    # build -> push by digest, once, without a tag
+    # build once, into an archive, pushing nothing
     build_steps = [s for s in steps(jobs[build]) if uses(s, "docker/build-push-action")]
     if len(build_steps) != 1:
         problems.append(f"{build} builds the image {len(build_steps)} times")
     for step in build_steps:
         options = step.get("with") or {}
-        outputs = str(options.get("outputs", ""))
-        if "push-by-digest=true" not in outputs or "push=true" not in outputs:
-            problems.append("the build does not push by digest")
+        if "type=oci" not in str(options.get("outputs", "")) or "push=true" in str(options.get("outputs", "")):
+            problems.append("the build does not write an OCI archive, or pushes")
         if options.get("tags") or str(options.get("push", "")).lower() == "true":
             problems.append("the build pushes a tag")
-    check_run = first_index(jobs[build], lambda s: "steps.build.outputs.digest" in str(s.get("env", "")) + str(s.get("run", ""))
-                            and re.search(r"docker run", str(s.get("run", ""))))
-    if check_run < first_index(jobs[build], lambda s: uses(s, "docker/build-push-action")):
-        problems.append(f"{build} does not run the pushed image (by its digest) after pushing it")
+    if writes(jobs[build]) & {"packages", "contents", "all"}:
+        problems.append(f"{build} can write packages or contents")
 
-    # push -> tag
-    if build not in ancestors(jobs, publish):
-        problems.append(f"{publish} moves tags without waiting for {build}")
+    # smoke-test that very archive
+    for name in smoke_jobs:
+        if build not in ancestors(jobs, name):
+            problems.append(f"{name} does not wait for {build}: it cannot test the built image")
+        if not any(runs(s, "scripts/container-smoke") and "SMOKE_IMAGE_ARCHIVE" in str(s.get("env", ""))
+                   for s in steps(jobs[name])):
+            problems.append(f"{name} smoke-tests an image of its own, not the one {build} built")
+
+    # push that archive, by digest, only after the tests and the smoke test
+    untested = sorted(set(test_jobs + smoke_jobs + [build]) - ancestors(jobs, push))
+    if untested:
+        problems.append(f"{push} does not wait for {untested}")
+    for name in test_jobs + smoke_jobs:
+        if writes(jobs[name]) & {"packages", "contents", "all"}:
+            problems.append(f"{name} can write packages or contents before the tests passed")
+    if any(uses(s, "docker/build-push-action") or builds_by_hand(s) for s in steps(jobs[push])):
+        problems.append(f"{push} rebuilds the image instead of pushing the tested one")
+    check_run = first_index(jobs[push], lambda s: re.search(r"docker run", str(s.get("run", ""))) is not None
+                            and "$REF" in str(s.get("run", "")))
+    if check_run < first_index(jobs[push], pushes_archive_by_digest):
+        problems.append(f"{push} does not run the pushed image (by its digest) after pushing it")
+
+    # push -> tag, each tag once and forward only
+    if push not in ancestors(jobs, publish):
+        problems.append(f"{publish} moves tags without waiting for {push}")
     job = jobs[publish]
     public = first_index(job, lambda s: runs(s, "manifest inspect") and runs(s, "DOCKER_CONFIG"))
     pin = first_index(job, lambda s: runs(s, "release-version pin"))
@@ -160,6 +190,14 @@ def release_order_problems(workflow: dict[str, Any]) -> list[str]:
         problems.append(f"{publish} tags before the release commit pins the digest in action.yml")
     if not 0 <= version_tag < min(moves, default=-1):
         problems.append(f"{publish}: the major/minor tags do not move after the version tag, or move on pre-releases")
+    for i, step in enumerate(steps(job)):
+        command = str(step.get("run", ""))
+        if re.search(r"git push (--force|-f)\b(?!-with-lease)", command):
+            problems.append(f"{publish}: a tag is force-pushed without a lease (it could re-pin a released version)")
+        if i == version_tag and "imagetools inspect" not in command:
+            problems.append(f"{publish}: the version's image tag is not refused when it exists")
+        if i in moves and "release-version moves" not in command:
+            problems.append(f"{publish}: the major/minor tags move without comparing versions")
     return problems
 
 
@@ -170,7 +208,7 @@ def test_release_runs_on_version_tags() -> None:
     assert release_workflow()["on"] == {"push": {"tags": ["v*"]}}
 
 
-def test_release_order_is_test_build_push_by_digest_tag() -> None:
+def test_release_order_is_check_build_smoke_that_image_push_it_by_digest_tag() -> None:
     assert release_order_problems(release_workflow()) == []
 
 
@@ -188,15 +226,42 @@ def _publish(jobs: dict[str, Any]) -> dict[str, Any]:
     return next(job for job in jobs.values() if any(git_tag_or_push(s) for s in steps(job)))
 
 
+def _step_running(job: dict[str, Any], needle: str) -> dict[str, Any]:
+    return next(s for s in steps(job) if needle in str(s.get("run", "")))
+
+
+def _rebuild_in_push(jobs: dict[str, Any]) -> None:
+    jobs["push"]["steps"].insert(0, {"uses": "docker/build-push-action@" + "0" * 40, "with": {"push": True}})
+    jobs["build"]["steps"] = [s for s in jobs["build"]["steps"] if not uses(s, "docker/build-push-action")]
+
+
+def _smoke_builds_its_own(jobs: dict[str, Any]) -> None:
+    for step in jobs["smoke"]["steps"]:
+        step.pop("env", None)
+
+
 MUTATIONS = {
-    "build without waiting for the tests": lambda jobs: jobs["image"].update(needs=["check"]),
+    "push without waiting for the tests": lambda jobs: jobs["push"].update(needs=["check", "build", "smoke"]),
+    "push without waiting for the smoke test": lambda jobs: jobs["push"].update(needs=["check", "build", "test"]),
     "build pushes a tag": lambda jobs: _build_step(jobs)["with"].update(tags="ghcr.io/o/readworthy:v1"),
-    "build pushes by tag, not digest": lambda jobs: _build_step(jobs)["with"].update(
-        outputs="type=image,name=ghcr.io/o/readworthy,push=true"),
+    "build pushes instead of writing an archive": lambda jobs: _build_step(jobs)["with"].update(
+        outputs="type=image,name=ghcr.io/o/readworthy,push-by-digest=true,push=true"),
+    "push rebuilds the image (the pushed image is not the tested one)": _rebuild_in_push,
+    "smoke tests an image it builds itself": _smoke_builds_its_own,
+    "smoke does not wait for the build": lambda jobs: jobs["smoke"].update(needs=["check"]),
+    "no check that the version is unreleased": lambda jobs: jobs["check"]["steps"].pop(),
     "tags without waiting for the push": lambda jobs: _publish(jobs).update(needs=["check"]),
     "tags before the pin": lambda jobs: _publish(jobs)["steps"].reverse(),
     "moves v1 on pre-releases": lambda jobs: [s.pop("if", None) for s in _publish(jobs)["steps"]],
     "test job may push": lambda jobs: jobs["test"].update(permissions={"packages": "write"}),
+    "re-pins the version tag with a plain --force": lambda jobs: _step_running(_publish(jobs), "--force-with-lease").update(
+        run=_step_running(_publish(jobs), "--force-with-lease")["run"].replace("--force-with-lease=", "--force #")),
+    "re-tags an existing version image": lambda jobs: _step_running(_publish(jobs), "imagetools inspect").update(
+        run="git push origin \"refs/tags/v$VERSION\"\ndocker buildx imagetools create --tag \"$IMAGE:v$VERSION\" \"$REF\""),
+    "moves v1 to any final release (v1.2.5 after v1.3.0)": lambda jobs: _step_running(
+        _publish(jobs), "release-version moves").update(run='for tag in "$MINOR" "$MAJOR"; do\n  git tag --force "$tag" '
+                                                         'HEAD\n  git push --force-with-lease origin "refs/tags/$tag"\n'
+                                                         'done'),
 }
 
 
@@ -257,6 +322,44 @@ def test_release_outputs(version: str, expected: dict[str, str]) -> None:
 def test_release_refuses(tag: str, version: str, image: str, message: str) -> None:
     with pytest.raises(rv.ReleaseError, match=message):
         rv.outputs_for(tag, version, image)
+
+
+EXISTING = ["v1.0.0", "v1.2.4", "v1.3.0", "v1.4.0rc1", "v1", "v1.2", "v1.3", "refs/tags/v1.3.0^{}"]
+
+
+@pytest.mark.parametrize(("tag", "moved"), [
+    ("v1.2.5", ["v1.2"]),           # a backport after v1.3.0: v1 stays on v1.3.0
+    ("v1.3.1", ["v1.3", "v1"]),
+    ("v1.4.0", ["v1.4", "v1"]),     # v1.4.0rc1 is no release
+    ("v1.3.0", ["v1.3", "v1"]),     # itself (the tag it just pushed) does not hold it back
+    ("v1.1.9", ["v1.1"]),
+    ("v1.0.0", []),                 # v1.0 is not listed, but v1.0.0 exists... and v1.2.4 is newer in v1
+    ("v2.0.0", ["v2.0", "v2"]),
+    ("v1.5.0rc2", []),              # pre-releases move nothing
+])
+def test_floating_tags_move_only_forward(tag: str, moved: list[str]) -> None:
+    expected = ["v1.0"] if tag == "v1.0.0" else moved  # v1.0.0 is the newest v1.0.x
+    assert rv.moves(tag, EXISTING) == expected
+
+
+def test_moves_from_the_command_line() -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "release-version"), "moves", "v1.2.5", *EXISTING],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0 and proc.stdout.split() == ["v1.2"]
+
+
+def test_a_released_version_is_refused() -> None:
+    commit = "a" * 40
+    rv.check_unreleased("v1.2.3", commit, commit, False)  # the tag as pushed, no image yet: release it
+    with pytest.raises(rv.ReleaseError, match="image tag :v1.2.3 exists already"):
+        rv.check_unreleased("v1.2.3", commit, commit, True)
+    with pytest.raises(rv.ReleaseError, match="never re-pinned"):
+        rv.check_unreleased("v1.2.3", commit, "b" * 40, False)  # moved to its release commit by an earlier run
+    with pytest.raises(rv.ReleaseError, match="not on the remote"):
+        rv.check_unreleased("v1.2.3", commit, "", False)
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "release-version"), "unreleased", "v1.2.3", commit,
+                           "b" * 40, "false"], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 1 and "never re-pinned" in proc.stderr
 
 
 def test_pin_rewrites_only_the_image_line() -> None:
