@@ -83,7 +83,8 @@ def test_a_verdict_given_during_another_runs_analysis_is_kept(
     openai_server.add_json(GOOD_DIGEST, delay=HOLD_S)  # the label's forced analysis takes a while
     pr.labels.append("readworthy")
     label_env = action_env(github_server, tmp_path / "label", "pull_request_target",
-                           pr_payload(pr, "labeled", label={"name": "readworthy"}), openai_url=openai_server.url)
+                           pr_payload(pr, "labeled", label={"name": "readworthy"}), openai_url=openai_server.url,
+                           inputs={"model-timeout": str(HOLD_S * 4)})  # the held reply is slow, not lost
     codes: dict[str, int] = {}
     label = in_thread(codes, "label", label_env)
     wait_until(lambda: len(openai_server.chat_requests) == 2)  # the label's model call is in flight
