@@ -67,7 +67,7 @@ def main() -> None:
     try:
         seeded = seed_discussed_pr(gh)
         gh.repo(REPO).permissions["maya"] = "write"
-        ai.add_json(GOOD_DIGEST, prompt_tokens=9000, completion_tokens=500, times=3)
+        ai.add_json(GOOD_DIGEST, prompt_tokens=9000, completion_tokens=500, times=4)
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp)
             rows: list[tuple[str, dict[str, Any]]] = []
@@ -89,7 +89,10 @@ def main() -> None:
             rows.append(("/readworthy by a writer", run_once(gh, ai, work / "w", "issue_comment",
                                                               comment_payload(seeded.number, "maya", cmd.body, cmd.id))))
             # the team's taste: the first correction opens the memory issue, a second one edits its record
-            for n, text in enumerate(("/readworthy verdict skim too narrow", "/readworthy verdict skip routine")):
+            # (#3: a reason of several words; until issue 23 the command itself changed the discussion, so the
+            # inputs' hash, and every such verdict re-analysed)
+            for n, text in enumerate(("/readworthy verdict skim too narrow", "/readworthy verdict skip routine",
+                                      "/readworthy verdict skim a mechanical rename across the workers")):
                 cmd = gh.add_comment(REPO, seeded.number, "maya", text)
                 rows.append((f"/readworthy verdict #{n + 1}", run_once(gh, ai, work / f"v{n}", "issue_comment",
                                                                       comment_payload(seeded.number, "maya", cmd.body,
