@@ -3,8 +3,9 @@
     .venv/bin/python bench/action_runs.py
 
 For a realistic discussed PR, one row per run of a typical PR's life: GitHub reads and writes, model
-calls and tokens, our comments on the PR afterwards, and wall time. Every review run reads the taste
-memory once (one GraphQL request); a `/readworthy verdict` also writes it. The cost goal (issue #6): a push
+calls and tokens, our comments on the PR afterwards, and wall time; the check-run writes (create/update
+of the `readworthy` check run) and how many check runs each head commit has afterwards (issue 22: one).
+Every review run reads the taste memory once (one GraphQL request); a `/readworthy verdict` also writes it. The cost goal (issue #6): a push
 that does not change the content makes 0 model calls; every run leaves exactly one comment.
 """
 
@@ -57,8 +58,12 @@ def run_once(gh: GitHubServer, ai: OpenAIServer, workdir: Path, event: str, payl
         devnull.close()
     wall = time.perf_counter() - start
     writes = sum(1 for r in gh.requests if r.is_write)
+    head = (payload.get("pull_request") or {}).get("head", {}).get("sha") or ""
+    runs = gh.check_runs(REPO, head) if head else gh.check_runs(REPO)
     return {"code": code, "reads": len(gh.requests) - writes, "writes": writes,
-            "model_calls": len(ai.chat_requests) - calls_before, "wall": wall}
+            "model_calls": len(ai.chat_requests) - calls_before, "wall": wall,
+            "check_writes": gh.count("POST", r"/check-runs$") + gh.count("PATCH", r"/check-runs/\d+$"),
+            "checks": len(runs), "annotations": sum(len(r.annotations) for r in runs)}
 
 
 def main() -> None:
@@ -101,10 +106,17 @@ def main() -> None:
             rows.append(("/readworthy verdict by a reader", run_once(gh, ai, work / "vr", "issue_comment",
                                                                       comment_payload(seeded.number, "rita", cmd.body,
                                                                                       cmd.id))))
-        print(f"{'run':32} {'exit':>4} {'GH reads':>8} {'GH writes':>9} {'model calls':>11} {'wall s':>7}")
+        print(f"{'run':32} {'exit':>4} {'GH reads':>8} {'GH writes':>9} {'check writes':>12} {'model calls':>11} "
+              f"{'wall s':>7}")
         for name, r in rows:
-            print(f"{name:32} {r['code']:>4} {r['reads']:>8} {r['writes']:>9} {r['model_calls']:>11} {r['wall']:>7.2f}")
+            print(f"{name:32} {r['code']:>4} {r['reads']:>8} {r['writes']:>9} {r['check_writes']:>12} "
+                  f"{r['model_calls']:>11} {r['wall']:>7.2f}")
         print(f"our comments on the PR afterwards: {len(own_comments(gh, seeded.number))}")
+        heads = sorted({r.head_sha for r in gh.check_runs(REPO)})
+        per_head = [len(gh.check_runs(REPO, h)) for h in heads]
+        print(f"check runs afterwards: {sum(per_head)} on {len(heads)} head commits (per head: {max(per_head, default=0)} "
+              f"at most); annotations on the last head: {sum(len(r.annotations) for r in gh.check_runs(REPO, heads[-1]))}"
+              if heads else "check runs afterwards: none")
         print(f"model calls in total: {len(ai.chat_requests)} for {len(rows)} runs")
     finally:
         gh.stop()

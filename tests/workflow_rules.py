@@ -16,7 +16,7 @@ PR_EVENTS = ("pull_request_target", "issue_comment")
 PUSH_TYPES = frozenset({"opened", "reopened", "ready_for_review", "synchronize", "edited"})
 # How a group names the PR; two groups equal but for this are the same group on one PR.
 _PR_KEY = re.compile(r"\$\{\{\s*github\.event\.(pull_request|issue)\.number\s*\}\}")
-SCOPES = {"contents", "pull-requests", "issues", "discussions", "models"}
+SCOPES = {"contents", "pull-requests", "issues", "discussions", "models", "checks"}
 
 Workflow = dict[str, Any]
 
@@ -179,6 +179,9 @@ def permission_problems(wf: Workflow) -> list[str]:
         if perms.get("issues") == "write" and perms.get("pull-requests") == "write":
             problems.append(f"job {name}: both issues: write and pull-requests: write (either one can comment, "
                             "label and react)")
+        reviews = [st for st in action_steps(job) if (st.get("with") or {}).get("mode", "review") == "review"]
+        if reviews and perms.get("checks") != "write":
+            problems.append(f"job {name}: reviews pull requests but lacks checks: write (the readworthy check run)")
         uses_models = analyses_with_github_models(job)
         if uses_models and perms.get("models") != "read":
             problems.append(f"job {name}: analyses with GitHub Models but lacks models: read")

@@ -17,6 +17,8 @@ with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a sh
     trigger-label       label that re-runs a review (default `readworthy`); removed afterwards
     force               true: ignore the stored analysis
     verdict-labels      true: set readworthy:deep-read|skim|skip
+    check-run           false: no `readworthy` check run on the PR's head commit (default true)
+    check-annotations   start-here marks in the diff (the check run's annotations; default 5, 0 = none)
     fail-on-error       true: a failed review fails the step (default false)
     show-prompt         true: print the packed prompt in a log group (secrets stay masked)
     own-login           login that authors our comments when the token cannot tell
@@ -296,6 +298,8 @@ def _show_prompt(prompt: Prompt) -> None:
 
 def _log_outcome(outcome: ReviewOutcome) -> None:
     n = outcome.number
+    if outcome.check_problem:
+        core.notice(f"readworthy: #{n}: no check run on the pull request: {outcome.check_problem}")
     if outcome.memory_problem:
         core.warning(f"readworthy: #{n}: the team's verdict was not kept in the taste memory: "
                      f"{outcome.memory_problem}")
@@ -339,6 +343,10 @@ def _summary(result: RunResult) -> str:
                 lines.append(f"Comment ({how}): {o.comment_url}")
             if o.report is not None and o.report.model_withheld and not o.cached:
                 lines.append(f"ℹ️ Model not asked: {o.report.model_withheld}")
+            if o.check is not None:
+                lines.append(f"Check run ({o.check.action}) on the head commit: {o.check.url}")
+            elif o.check_problem:
+                lines.append(f"ℹ️ No check run on the pull request: {o.check_problem}")
             if o.memory_url:
                 lines.append(f"🧭 The team's verdict is kept in the taste memory: {o.memory_url}")
             if o.memory_problem:

@@ -148,6 +148,8 @@ class Settings(BaseModel):
     trigger_label: str = "readworthy"
     force: bool = False
     verdict_labels: bool = False
+    check_run: bool = True  # the `readworthy` check run on the PR's head commit (check_run.py)
+    check_annotations: int = Field(default=5, ge=0, le=50)  # its start-here marks in the diff; 0 = none
     fail_on_error: bool = False
     show_prompt: bool = False
     # cost and abuse control (review mode): who gets a model analysis, and how many
@@ -341,12 +343,14 @@ def terminal_settings(flags: Mapping[str, object], environ: Mapping[str, str] | 
 # action.yml input -> Settings field (the docstring of action.py lists every input)
 _BOOL_INPUTS = {"force": "force", "verdict-labels": "verdict_labels", "fail-on-error": "fail_on_error",
                 "show-prompt": "show_prompt", "github-models": "github_models",
-                "github-models-paid": "github_models_paid"}
+                "github-models-paid": "github_models_paid",
+                "check-run": "check_run"}
 _TEXT_INPUTS = {"model": "model", "language": "language", "budget": "budget", "trigger-label": "trigger_label",
                 "own-login": "own_login", "azure-endpoint": "azure_endpoint", "azure-deployment": "azure_deployment",
                 "azure-api-version": "azure_api_version", "model-timeout": "model_timeout",
                 "model-for": "model_for", "max-cost": "max_cost", "max-analyses-per-day": "max_analyses_per_day",
-                "github-models-plan": "github_models_plan"}
+                "github-models-plan": "github_models_plan",
+                "check-annotations": "check_annotations"}
 
 
 def read_inputs(environ: Mapping[str, str]) -> dict[str, str]:

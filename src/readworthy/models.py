@@ -355,6 +355,18 @@ class RateLimitHit(_Frozen):
     until: str = ""  # ISO time when it should be lifted ("" when unknown)
 
 
+class Location(_Frozen):
+    """Where a reference the Report cites lives at the PR's head (locate.py): a path, and the lines of the
+    definition it names or the file's first changed line. Kept in the hidden state, so a digest can link
+    the stored analysis to the same lines without gathering the diff again."""
+
+    ref: str = Field(max_length=200)  # the reference exactly as the Digest cites it
+    path: str = Field(max_length=1000)  # at the head (a removed file: its old path)
+    start: int = Field(default=0, ge=0)  # 0: the file only, no line the diff could place
+    end: int = Field(default=0, ge=0)
+    removed: bool = False  # the file is gone at the head: only the Files changed tab shows it
+
+
 class Usage(_Frozen):
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -387,6 +399,7 @@ class Report(BaseModel):
     team: TeamVerdict | None = None  # the team's verdict (`/readworthy verdict`), kept across re-runs
     taste: TasteUse | None = None  # the team's past corrections that informed this analysis
     rate_limit: RateLimitHit | None = None  # the 429 that ended the model call, when one did (see analyze)
+    locations: list[Location] = Field(default_factory=list, max_length=64)  # the cited references at head_sha
 
     @property
     def verdict(self) -> Verdict:

@@ -31,7 +31,7 @@ from typing import Literal
 import openai
 from pydantic import ValidationError
 
-from . import publish
+from . import check_run, publish
 from .analyze.model import analyze
 from .analyze.spending import CostGate
 from .config import Settings
@@ -42,6 +42,7 @@ from .gather.memory import MemoryReader
 from .gather.pull import gather_pr
 from .gather.repo_config import load_repo_config
 from .gather.rest import find_existing_body, has_write_access, read_pull_info, refresh_comment_body
+from .locate import locate
 from .memory.profile import change_profile
 from .memory.record import clean_line, steering
 from .memory.similar import nearest, taste_hash
@@ -59,6 +60,7 @@ from .models import (
 )
 from .overlap import fresh_since, settle
 from .pack.prompt import pack_prompt
+from .render.check import check_output
 from .render.comment import render_comment, render_markdown
 from .render.state import decode_state
 from .rules import cache_hit, model_withheld, paths_skip_reason, recent_model_runs, skip_reason
@@ -81,6 +83,8 @@ class ReviewSession:
     cost_gate: CostGate | None = None  # `max-cost`: what this run may still spend on the model
     memory: MemoryReader | None = None  # the team's taste memory, read once per run on first use
     writers: dict[str, bool] = field(default_factory=dict)  # login -> write access (permission API), per run
+    # Why GitHub refused this run's check runs (no `checks: write`): the other PRs of the run do not ask again.
+    check_refused: list[str] = field(default_factory=list)
 
     def can_write(self, login: str) -> bool:
         """The collaborator permission API, asked once per login per run; a refusal to tell counts as no."""
@@ -130,6 +134,8 @@ class ReviewOutcome:
     prompt: Prompt | None = None  # the packed prompt (for `show-prompt`), when the PR got that far
     memory_url: str = ""  # where the team's verdict given in this run is kept in the taste memory
     memory_problem: str = ""  # why it could not be kept there
+    check: check_run.CheckRef | None = None  # the check run on the PR's head commit
+    check_problem: str = ""  # why there is none (a permission to grant, a refusal)
 
     @property
     def comment_url(self) -> str:
@@ -231,7 +237,9 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
         log.info("#%d: inputs unchanged since the last analysis (hash %s): no model call", number, current_hash[:12])
         # Only the cheap, non-textual parts are refreshed: the stored title etc. were redacted before
         # they were stored, and the raw context's text must not slip back in.
-        report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url})
+        # The same patch can sit at other lines of the new head (a rebase): the links are placed afresh.
+        report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url,
+                                             "locations": locate(previous.digest, ctx)})
     else:
         report = _analyze_within_policy(session, prompt, ctx, settings, request, previous, taste)
         spent = report.usage
@@ -272,9 +280,31 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
             log.warning("#%d: verdict label not set: %s", number, exc)
     status: Status = "cached" if cached else ("unchanged" if ref.action == "unchanged" else "published")
     outcome = ReviewOutcome(number, status, comment=ref, **outcome_base)  # type: ignore[arg-type]
+    if settings.check_run:
+        _publish_check(session, report, ctx.head_sha, outcome)
     if request.given is not None and report.team is not None:
         _keep_in_memory(session, report, report.team, outcome)
     return outcome
+
+
+def _publish_check(session: ReviewSession, report: Report, head_sha: str, outcome: ReviewOutcome) -> None:
+    """The check run on the PR's head (the gathered `head.sha`, never the run's GITHUB_SHA): its title the
+    verdict that counts, its summary the guide, its annotations the start-here marks. A refusal (no
+    `checks: write`) is reported and the review stands."""
+    if not head_sha or not session.own_login:
+        return
+    if session.check_refused:
+        outcome.check_problem = session.check_refused[0]
+        return
+    output = check_output(report, session.settings.check_annotations)
+    try:
+        outcome.check = check_run.publish_check(session.gh, session.repo, head_sha, output, session.own_login,
+                                                outcome.comment_url)
+    except PublishError as exc:
+        log.warning("#%d: no check run on %s: %s", outcome.number, head_sha[:7], exc)
+        outcome.check_problem = str(exc)
+        if isinstance(exc, CommentBlocked) and exc.reason == "read-only":
+            session.check_refused.append(str(exc))
 
 
 def _keep_in_memory(session: ReviewSession, report: Report, team: TeamVerdict, outcome: ReviewOutcome) -> None:

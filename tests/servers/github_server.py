@@ -15,7 +15,9 @@ Seeding (see github_fixtures.py for a realistic-PR helper):
     issue = server.add_issue("o/r", title=..., body=..., comments=[("carol", "root cause: ...")])
     pr.closing_issues.append(ItemRef("o/r", issue.number)); server.add_cross_reference(...)
 Tokens (github_state): WORKFLOW_TOKEN (github-actions[bot]; 403 on GET /user), PERSONAL_TOKEN
-(octocat), READONLY_TOKEN (fork PR: every write 403). `server.add_token(...)` adds more.
+(octocat), READONLY_TOKEN (fork PR: every write 403). `server.add_token(...)` adds more;
+`server.deny(token, "checks")` / `grant` take a permission away or give it back.
+Checks API (github_checks.py): `server.check_runs("o/r", sha)` lists what was written.
 
 Fault injection: `server.inject("POST", r"/issues/\\d+/comments$", status=502, times=1)`; also
 `delay=` seconds before answering (or before the real answer when status is None) and `drop=True`
@@ -40,10 +42,12 @@ from typing import Any, Self
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from . import github_git  # noqa: F401  (registers the git refs routes)
+from . import github_checks  # noqa: F401  (registers the Checks API routes)
 from . import github_rest as rest
 from .github_graphql_limits import GraphQLLimits
 from .github_routes import ROUTES
 from .github_state import (
+    CheckRun,
     DiscussionCategory,
     Issue,
     IssueComment,
@@ -219,6 +223,10 @@ class GitHubServer:
         """The conversation comments of an issue or PR, as stored (what a write left behind)."""
         return list(self._item(full_name, number).comments)
 
+    def check_runs(self, full_name: str, head_sha: str | None = None) -> list[CheckRun]:
+        """The check runs of a repository (on one commit), as stored: every annotation every update added."""
+        return [r for r in self.repo(full_name).check_runs if head_sha is None or r.head_sha == head_sha]
+
     # ------------------------------------------------------------------ seeding
 
     def add_token(self, token: str, login: str, kind: str = "personal", read_only: bool = False,
@@ -226,6 +234,14 @@ class GitHubServer:
         tok = Token(token, login, kind, read_only, dict(permissions or {}))
         self.state.tokens[token] = tok
         return tok
+
+    def deny(self, token: str, permission: str) -> None:
+        """Leave `permission` (e.g. "checks") out of `token`'s grant, as a workflow's `permissions:` block
+        that does not list it: writes that need it answer 403. `grant` undoes it."""
+        self.state.tokens[token].permissions[permission] = "none"
+
+    def grant(self, token: str, permission: str) -> None:
+        self.state.tokens[token].permissions[permission] = "write"
 
     def add_repo(
         self,

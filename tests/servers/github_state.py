@@ -213,6 +213,41 @@ class Discussion:
 
 
 @dataclass
+class CheckAnnotation:
+    path: str
+    start_line: int
+    end_line: int
+    annotation_level: str
+    message: str
+    title: str | None = None
+    raw_details: str | None = None
+    start_column: int | None = None
+    end_column: int | None = None
+
+
+@dataclass
+class CheckRun:
+    """A check run as the Checks API keeps it: the app that wrote it, its output and every annotation
+    (an update appends annotations, it never replaces them)."""
+
+    id: int
+    name: str
+    head_sha: str
+    app_slug: str
+    status: str = "queued"
+    conclusion: str | None = None
+    started_at: str = ""
+    completed_at: str | None = None
+    details_url: str | None = None
+    external_id: str | None = None
+    title: str | None = None
+    summary: str | None = None
+    text: str | None = None
+    annotations: list[CheckAnnotation] = field(default_factory=list)
+    updates: int = 0  # PATCH requests it received
+
+
+@dataclass
 class Repo:
     owner: str
     name: str
@@ -231,10 +266,19 @@ class Repo:
     discussion_categories: list[DiscussionCategory] = field(default_factory=list)
     discussions: list[Discussion] = field(default_factory=list)
     refs: dict[str, str] = field(default_factory=dict)  # git refs created through the API: "refs/..." -> sha
+    check_runs: list[CheckRun] = field(default_factory=list)
 
     @property
     def full_name(self) -> str:
         return f"{self.owner}/{self.name}"
+
+    def known_commits(self) -> set[str]:
+        """The commit SHAs this repository has: its PRs' commits, heads and bases."""
+        shas: set[str] = set()
+        for item in self.items.values():
+            if isinstance(item, PullRequest):
+                shas |= {item.head_sha, item.base_sha, *(c.sha for c in item.commits)}
+        return shas
 
     def next_number(self) -> int:
         existing = [*self.items, *(d.number for d in self.discussions)]

@@ -189,6 +189,12 @@ def _no_models() -> Workflow:
     return wf
 
 
+def _no_checks() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-pr.yml"))
+    del wf["permissions"]["checks"]
+    return wf
+
+
 def _models_with_a_key() -> Workflow:
     wf = copy.deepcopy(example("readworthy-pr.yml"))
     action_steps(jobs(wf)["review"])[0].setdefault("with", {})["openai-api-key"] = "${{ secrets.OPENAI_API_KEY }}"
@@ -237,6 +243,7 @@ BROKEN = {
     "push and label share a workflow's group": (_push_and_label_in_one_workflow, trigger_problems),
     "a dispatch group that ignores `force`": (_dispatch_group_without_force, trigger_problems),
     "unpinned action, unlocked install from git": (_unpinned_and_unlocked, supply_chain_problems),
+    "a review without checks: write": (_no_checks, permission_problems),
 }
 
 

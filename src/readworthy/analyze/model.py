@@ -44,6 +44,7 @@ import openai
 from ..config import Settings
 from ..endpoint import setting
 from ..errors import ConfigError
+from ..locate import locate
 from ..models import CorrectionMatch, Digest, Message, PRContext, Prompt, RateLimitHit, Report, TasteUse, Usage
 from ..notes import note
 from ..pack.prompt import pack_prompt
@@ -440,4 +441,5 @@ def _report(
         head_sha=ctx.head_sha,
         input_hash=prompt.input_hash,
         taste=taste,
+        locations=locate(digest, ctx),
     )

@@ -3,8 +3,11 @@
 Every piece of PR-derived or model-written text goes through `safe_markdown` here, before
 the template (`templates/{en,zh-CN}/digest.md.j2`) places it: templates only see safe strings.
 Entries get shorter with their verdict (deep-read: up to three decisions; skim: two; skip:
-one line). A digest must fit GitHub's 65,536-character issue/discussion body, so rendering
-steps down a ladder - shorter skims, then one-line skims - and says so.
+one line); deep-reads and skims also say who should read them, the review debate and the open
+follow-ups, and every file, symbol and test is a link to its lines at the PR's head (from the
+locations kept in the stored Report). A digest must fit GitHub's 65,536-character issue/discussion
+body, so rendering steps down a ladder - shorter skip lines, then shorter skims, then shorter
+deep-reads - and says so.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from ..config import LANGUAGES
 from ..models import Verdict
 from ..notes import localize
 from ..render import safe_markdown as sm
-from ..render.comment import host_of, strings, template_environment, verdict_emoji, verdict_word
+from ..render.comment import host_of, linked_reference, strings, template_environment, verdict_emoji, verdict_word
+from ..render.links import Linker
 from .agreement import agreement
 from .models import DigestEntry, DigestResult, LeftOut, common_reason
 
@@ -53,27 +57,44 @@ LEFT_OUT_WORDS = {
 
 @dataclass(frozen=True)
 class _Detail:
+    """How full each kind of entry is. Each step down the ladder shortens the least valuable entries first:
+    skip lines, then skims, then deep-reads."""
+
+    skip_reason: int = 400  # characters of a skip line's reason (0: none)
     skim_decisions: int = DECISIONS[Verdict.SKIM]
+    skim_extras: bool = True  # who should read, the debate, the follow-ups
     skim_paragraph: bool = True
     deep_decisions: int = DECISIONS[Verdict.DEEP_READ]
+    deep_extras: bool = True
     deep_alongside: bool = True
     deep_paragraph: bool = True
     left_out_listed: bool = True
     reason_limit: int = 400
+    links: bool = True  # links to the lines at each PR's head (render/links.py)
 
 
-# Each step gives up a little more, least important first: skim detail, then deep-read detail.
 _LADDER = [
     _Detail(),
-    _Detail(skim_decisions=1),
-    _Detail(skim_decisions=0, skim_paragraph=False),
-    _Detail(skim_decisions=0, skim_paragraph=False, deep_decisions=1, deep_alongside=False,
-            left_out_listed=False),
-    _Detail(skim_decisions=0, skim_paragraph=False, deep_decisions=0, deep_alongside=False,
-            deep_paragraph=False, left_out_listed=False),
-    _Detail(skim_decisions=0, skim_paragraph=False, deep_decisions=0, deep_alongside=False,
-            deep_paragraph=False, left_out_listed=False, reason_limit=140),
+    _Detail(skip_reason=140),
+    _Detail(skip_reason=0),
+    _Detail(skip_reason=0, skim_decisions=1, skim_extras=False),
+    _Detail(skip_reason=0, skim_decisions=0, skim_extras=False, skim_paragraph=False),
+    _Detail(skip_reason=0, skim_decisions=0, skim_extras=False, skim_paragraph=False, deep_decisions=2,
+            deep_extras=False),
+    _Detail(skip_reason=0, skim_decisions=0, skim_extras=False, skim_paragraph=False, deep_decisions=1,
+            deep_extras=False, deep_alongside=False, left_out_listed=False),
+    _Detail(skip_reason=0, skim_decisions=0, skim_extras=False, skim_paragraph=False, deep_decisions=1,
+            deep_extras=False, deep_alongside=False, left_out_listed=False, links=False),
+    _Detail(skip_reason=0, skim_decisions=0, skim_extras=False, skim_paragraph=False, deep_decisions=0,
+            deep_extras=False, deep_alongside=False, deep_paragraph=False, left_out_listed=False, links=False),
+    _Detail(skip_reason=0, skim_decisions=0, skim_extras=False, skim_paragraph=False, deep_decisions=0,
+            deep_extras=False, deep_alongside=False, deep_paragraph=False, left_out_listed=False,
+            reason_limit=140, links=False),
 ]
+MAX_AUDIENCE = 3
+MAX_OPEN = 2
+DEBATE_LIMIT = 240
+OPEN_LIMIT = 200
 
 
 def _safe_url(url: str, host: str) -> str:
@@ -100,7 +121,12 @@ def short_ref(ref: str) -> str:
     return ref
 
 
-def _decisions(entry: DigestEntry, count: int, host: str, shown: set[str]) -> list[dict[str, str]]:
+def _ref(raw: str, linker: Linker, host: str, *, start_here: bool = False) -> str:
+    """A reference as the digest shows it (`short_ref`), linked to its lines at the PR's head."""
+    return linked_reference(raw, linker, host, start_here=start_here, shown=short_ref(raw))
+
+
+def _decisions(entry: DigestEntry, count: int, host: str, shown: set[str], linker: Linker) -> list[dict[str, str]]:
     out = []
     for d in entry.report.digest.decisions[:count]:
         refs = []
@@ -110,27 +136,50 @@ def _decisions(entry: DigestEntry, count: int, host: str, shown: set[str]) -> li
             if ref in shown or ("::" not in ref and ref.rsplit("/", 1)[-1] in d.title):
                 continue
             shown.add(ref)
-            refs.append(sm.reference(ref, 120, host))
+            refs.append(_ref(raw, linker, host))
             if len(refs) == 2:
                 break
         out.append({"title": sm.inline(d.title, 160, host), "refs": ", ".join(r for r in refs if r)})
     return out
 
 
-def _alongside(entry: DigestEntry, host: str, sep: str, shown: set[str]) -> str:
-    """Where to start reading and related items, minus what the decisions already named."""
+def _is_test(ref: str) -> bool:
+    path = ref.partition("::")[0]
+    name = path.rsplit("/", 1)[-1]
+    return "test" in name or "/tests/" in f"/{path}" or ref.partition("::")[2].startswith("test")
+
+
+def _alongside(entry: DigestEntry, host: str, sep: str, shown: set[str], linker: Linker) -> str:
+    """What to read alongside, tests first: where to start reading and the decisions' tests the entry did not
+    name yet, then related items. Each opens the PR's Files changed tab at its line."""
     digest = entry.report.digest
+    pool = [*digest.start_reading, *(r for d in digest.decisions for r in d.references if _is_test(r))]
+    pool = sorted(dict.fromkeys(pool), key=lambda r: not _is_test(r))
     items = []
-    for raw in digest.start_reading:
+    for raw in pool:
         ref = short_ref(raw)
         if ref not in shown:
             shown.add(ref)
-            items.append(sm.reference(ref, 120, host))
+            items.append(_ref(raw, linker, host, start_here=True))
         if len(items) == MAX_ALONGSIDE:
             break
     related = sorted({n for n in digest.related if 0 < n < 10**9})[:MAX_ALONGSIDE]
     items += [f"#{n}" for n in related]
     return sep.join(i for i in items if i)
+
+
+def _extras(entry: DigestEntry, host: str, sep: str) -> dict[str, str]:
+    """Who should read it, the review debate in one line, the open follow-ups: what the team's own digest
+    says of every PR."""
+    digest = entry.report.digest
+    audience = [sm.inline(a, 120, host) for a in digest.audience[:MAX_AUDIENCE]]
+    open_items = [sm.inline(x, OPEN_LIMIT, host) for x in digest.open_items[:MAX_OPEN]]
+    more = len(digest.open_items) - MAX_OPEN
+    return {
+        "audience": sep.join(a for a in audience if a),
+        "debate": sm.inline(digest.discussion, DEBATE_LIMIT, host),
+        "open": " · ".join(x for x in open_items if x) + (f" (+{more})" if more > 0 else ""),
+    }
 
 
 def _entry_view(entry: DigestEntry, detail: _Detail, lang: str) -> dict[str, Any]:
@@ -139,24 +188,31 @@ def _entry_view(entry: DigestEntry, detail: _Detail, lang: str) -> dict[str, Any
     host = host_of(cand.url or report.url)
     verdict = report.verdict
     text = strings(lang)
+    linker = Linker.of(report) if detail.links else Linker()
+    reason_limit = detail.reason_limit
     if verdict is Verdict.DEEP_READ:
         n_decisions, paragraph, alongside = detail.deep_decisions, detail.deep_paragraph, detail.deep_alongside
+        extras = detail.deep_extras
     elif verdict is Verdict.SKIM:
         n_decisions, paragraph, alongside = detail.skim_decisions, detail.skim_paragraph, detail.skim_paragraph
+        extras = detail.skim_extras
     else:
-        n_decisions, paragraph, alongside = 0, False, False
+        n_decisions, paragraph, alongside, extras = 0, False, False, False
+        reason_limit = min(reason_limit, detail.skip_reason)
     when = cand.merged_at or cand.created_at
     shown: set[str] = set()
+    empty = {"audience": "", "debate": "", "open": ""}
     return {
         "link": _link(cand.number, cand.url or report.url, host),
         "title": sm.inline(cand.title or report.title, 160, host),
         "headline": sm.inline(report.digest.headline, 200, host) or sm.inline(cand.title, 160, host),
-        "reason": sm.inline(report.digest.reason, detail.reason_limit, host),
+        "reason": sm.inline(report.digest.reason, reason_limit, host) if reason_limit else "",
         "author": sm.inline(cand.author, 60, host),
         "when": when.strftime("%Y-%m-%d") if when else "",
         "merged": cand.merged,
-        "decisions": _decisions(entry, n_decisions, host, shown),
-        "alongside": _alongside(entry, host, text["list_sep"], shown) if alongside else "",
+        "decisions": _decisions(entry, n_decisions, host, shown, linker),
+        "alongside": _alongside(entry, host, text["list_sep"], shown, linker) if alongside else "",
+        **(_extras(entry, host, text["list_sep"]) if extras and paragraph else empty),
         "paragraph": paragraph,
         "heuristic": report.analyzer == "heuristic",
         "cached": entry.source == "cached",

@@ -25,6 +25,7 @@ from ..config import LANGUAGES
 from ..models import Report, Verdict
 from ..notes import localize
 from . import safe_markdown as sm
+from .links import Linker
 from .state import encode_state
 
 # GitHub refuses bodies above 65,536 characters; keep headroom for a trim note added later.
@@ -61,6 +62,7 @@ class _Detail:
     discussion: bool = True
     explanations: bool = True
     reading: bool = True
+    links: bool = True  # links to the lines at the head commit (render/links.py)
 
 
 _LADDER: list[tuple[_Detail, list[str]]] = [
@@ -72,12 +74,16 @@ _LADDER: list[tuple[_Detail, list[str]]] = [
         ["omitted", "notes", "related", "linked", "open", "discussion"],
     ),
     (
-        _Detail(False, False, False, False, False, False, explanations=False),
-        ["omitted", "notes", "related", "linked", "open", "discussion", "explanations"],
+        _Detail(False, False, False, False, False, False, links=False),
+        ["omitted", "notes", "related", "linked", "open", "discussion", "links"],
     ),
     (
-        _Detail(False, False, False, False, False, False, False, reading=False),
-        ["omitted", "notes", "related", "linked", "open", "discussion", "explanations", "reading"],
+        _Detail(False, False, False, False, False, False, explanations=False, links=False),
+        ["omitted", "notes", "related", "linked", "open", "discussion", "links", "explanations"],
+    ),
+    (
+        _Detail(False, False, False, False, False, False, False, reading=False, links=False),
+        ["omitted", "notes", "related", "linked", "open", "discussion", "links", "explanations", "reading"],
     ),
 ]
 
@@ -140,12 +146,25 @@ def _path_list(names: list[str], text: dict[str, Any]) -> str:
     return joined
 
 
+def linked_reference(ref: str, linker: Linker, host: str, *, start_here: bool = False,
+                     shown: str | None = None) -> str:
+    """A cited reference as safe Markdown: a code span linked to its lines at the head when the diff placed
+    it (`start_here`: the Files changed tab at that line), else as `safe_markdown.reference` renders it.
+    `shown` is the text to show instead of `ref` (the digest's shorter form)."""
+    label_text = ref if shown is None else shown
+    if linker.location(ref) is None:
+        return sm.reference(label_text, _LIMITS["reference"], host)
+    label = sm.code(label_text.strip().strip("`") or label_text, _LIMITS["reference"])
+    return linker.code(ref, label, start_here=start_here)
+
+
 def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool) -> dict[str, Any]:
     lang = _language(report)
     text = strings(lang)
     host = repo_host(report)
     digest = report.digest
     cov = report.coverage
+    linker = Linker.of(report) if detail.links else Linker()
 
     def prose(value: str, limit_key: str) -> str:
         return sm.inline(value, _LIMITS[limit_key], host)
@@ -154,7 +173,7 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
     for d in digest.decisions[:4]:
         if not (d.title.strip() or (detail.explanations and d.explanation.strip())):
             continue  # an empty item would render as "1. ****", a thematic break
-        refs = [sm.reference(r, _LIMITS["reference"], host) for r in d.references[:8]]
+        refs = [linked_reference(r, linker, host) for r in d.references[:8]]
         decisions.append(
             {
                 "title": prose(d.title, "title"),
@@ -162,7 +181,7 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
                 "refs": text["list_sep"].join(r for r in refs if r),
             }
         )
-    reading = [sm.reference(r, _LIMITS["reference"], host) for r in digest.start_reading[:6]]
+    reading = [linked_reference(r, linker, host, start_here=True) for r in digest.start_reading[:6]]
     audience = [prose(a, "audience") for a in digest.audience[:6]]
     related = sorted({n for n in digest.related if isinstance(n, int) and 0 < n < 10**9})[:8]
     seen = cov.files_full + cov.files_partial

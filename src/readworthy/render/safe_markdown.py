@@ -167,6 +167,14 @@ def _host_allowed(url: str, host: str) -> bool:
     return parts.scheme in ("http", "https") and (parts.hostname or "").lower() == host.lower()
 
 
+def link(label_md: str, url: str, host: str) -> str:
+    """`[label_md](url)` for a URL readworthy built itself, when it is on `host` and its characters cannot
+    end the link; `label_md` (already safe Markdown) alone otherwise."""
+    if not label_md or not _host_allowed(url, host):
+        return label_md
+    return f"[{label_md}]({url})"
+
+
 def _urls_and_plain(text: str, host: str) -> str:
     out: list[str] = []
     pos = 0
