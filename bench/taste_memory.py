@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from verdicts import Agreement, Verdict, agreement, report
+from verdicts import Agreement, Verdict, agreement, patch_path, report
 
 from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.gather.local import LocalSource, context_from_source
@@ -34,11 +34,11 @@ class Case:
     reason: str
 
 
-def load_cases(fixtures: Path, numbers: Sequence[int], language: str) -> dict[int, Case]:
+def load_cases(fixtures: Path | Sequence[Path], numbers: Sequence[int], language: str) -> dict[int, Case]:
     cases = {}
     for n in numbers:
-        patch = fixtures / str(n) / "diff.patch"
-        if patch.is_file():
+        patch = patch_path(fixtures, n)
+        if patch is not None:
             ctx = context_from_source(LocalSource(patch=str(patch)))
             digest = heuristic_digest(ctx, Coverage(), language)
             cases[n] = Case(ctx, change_profile(ctx.files), digest.verdict.value, digest.reason)
@@ -172,7 +172,7 @@ def _shifted_lines(labels: Mapping[int, Verdict], cases: Mapping[int, Case], see
     return lines
 
 
-def memory_bench(fixtures: Path, labels: Mapping[int, Verdict], seed: int, splits: int, language: str,
+def memory_bench(fixtures: Path | Sequence[Path], labels: Mapping[int, Verdict], seed: int, splits: int, language: str,
                  shifted_splits: int = 40) -> str:
     cases = load_cases(fixtures, sorted(labels), language)
     train, test, memory, results = one_split(labels, cases, seed, language)

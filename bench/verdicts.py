@@ -1,7 +1,10 @@
 """Verdict agreement with the labelled vLLM PRs: the heuristic, and replayed model answers.
 
-    .venv/bin/python bench/verdicts.py [--fixtures ../shared/fixtures/vllm] [--answers FILE ...] [--no-heuristic]
+    .venv/bin/python bench/verdicts.py [--fixtures DIR ...] [--answers FILE ...] [--no-heuristic] [--folds 10]
     .venv/bin/python bench/verdicts.py --memory [--seed 17] [--splits 200]
+
+The labelled PRs are both development sets, ../shared/fixtures/vllm and ../shared/fixtures/vllm2 (62 PRs);
+--fixtures (repeatable) names others.
 
 For each source of verdicts: agreement with labels.jsonl (share of PRs whose verdict equals the
 label, also on the high-confidence labels alone), a 3x3 confusion matrix (rows: label, columns:
@@ -10,7 +13,10 @@ the label's reason and the source's reason.
 
 Sources:
   heuristic     readworthy's heuristic on each fixture's diff, built the way `readworthy local --patch`
-                builds it (no description, discussion or issues: the fixtures have none).
+                builds it (no description, discussion or issues: the fixtures have none). Beside it, the
+                heuristic out of sample (bench/verdict_cv.py): cross-validated over the labelled PRs (the
+                reading-value model refitted without each fold) and on a held-out split fixed before the
+                rules were changed, each with its confusion matrix, verdict shares and skip precision.
   --answers F   recorded answers, so a person with a model key records them once and re-scores them
                 for free: JSON Lines (or a JSON array) of {"pr": N, "verdict": "...", "reason": "..."}; or the output of
                 `readworthy local --patch <fixture>/diff.patch --format json`, one after another in a
@@ -65,11 +71,10 @@ from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.models import Coverage
 
 # ../shared beside the checkout, or a level further up from a git worktree (as tests/conftest.py looks)
-DEFAULT_FIXTURES = next(
-    (d / "shared" / "fixtures" / "vllm" for d in Path(__file__).resolve().parents[1].parents
-     if (d / "shared" / "fixtures" / "vllm").is_dir()),
-    Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "vllm",
-)
+_SHARED = next((d / "shared" / "fixtures" for d in Path(__file__).resolve().parents[1].parents
+                if (d / "shared" / "fixtures" / "vllm").is_dir()),
+               Path(__file__).resolve().parents[1].parent / "shared" / "fixtures")
+DEFAULT_FIXTURES = [_SHARED / "vllm", _SHARED / "vllm2"]
 VERDICTS = ("deep-read", "skim", "skip")
 
 
@@ -114,12 +119,30 @@ def load_labels(path: Path) -> dict[int, Verdict]:
     return labels
 
 
-def heuristic_answers(fixtures: Path, numbers: Sequence[int], language: str = "en") -> dict[int, Verdict]:
+def load_all_labels(roots: Path | Sequence[Path]) -> dict[int, Verdict]:
+    """The labels of every fixture folder that has them (PR numbers are unique across them)."""
+    labels: dict[int, Verdict] = {}
+    for root in [roots] if isinstance(roots, Path) else roots:
+        if (root / "labels.jsonl").is_file():
+            labels.update(load_labels(root / "labels.jsonl"))
+    return labels
+
+
+def patch_path(roots: Path | Sequence[Path], number: int) -> Path | None:
+    """The fixture's diff, in the first folder that has it."""
+    for root in [roots] if isinstance(roots, Path) else roots:
+        if (root / str(number) / "diff.patch").is_file():
+            return root / str(number) / "diff.patch"
+    return None
+
+
+def heuristic_answers(fixtures: Path | Sequence[Path], numbers: Sequence[int], language: str = "en"
+                      ) -> dict[int, Verdict]:
     """The heuristic's verdict for each fixture, from its diff as `readworthy local --patch` reads it."""
     out = {}
     for number in numbers:
-        patch = fixtures / str(number) / "diff.patch"
-        if not patch.is_file():
+        patch = patch_path(fixtures, number)
+        if patch is None:
             continue
         ctx = context_from_source(LocalSource(patch=str(patch)))
         digest = heuristic_digest(ctx, Coverage(), language)
@@ -253,7 +276,11 @@ def report(result: Agreement) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES)
+    parser.add_argument("--fixtures", type=Path, action="append", default=[], metavar="DIR",
+                        help="a folder of labelled fixtures (repeatable; default: both development sets)")
+    parser.add_argument("--folds", type=int, default=10, help="cross-validation folds for the out-of-sample figure")
+    parser.add_argument("--cv-seed", type=int, default=24, help="the seed dealing PRs into folds")
+    parser.add_argument("--no-cv", action="store_true", help="skip the out-of-sample figures")
     parser.add_argument("--memory", action="store_true", help="measure the taste memory on held-out PRs")
     parser.add_argument("--seed", type=int, default=17, help="--memory: the seed of the reported split")
     parser.add_argument("--splits", type=int, default=200, help="--memory: how many seeded splits to average")
@@ -262,21 +289,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-heuristic", action="store_true", help="score only the --answers files")
     parser.add_argument("--language", default="en", choices=("en", "zh-CN"))
     args = parser.parse_args(argv)
-    labels_file = args.fixtures / "labels.jsonl"
-    if not labels_file.is_file():
-        print(f"labels not found at {labels_file}", file=sys.stderr)
+    roots = args.fixtures or DEFAULT_FIXTURES
+    labels = load_all_labels(roots)
+    if not labels:
+        print("labels not found in " + ", ".join(str(r / "labels.jsonl") for r in roots), file=sys.stderr)
         return 2
-    labels = load_labels(labels_file)
-    print(f"{len(labels)} labelled PRs: " + ", ".join(
+    print(f"{len(labels)} labelled PRs in " + ", ".join(str(r) for r in roots if (r / "labels.jsonl").is_file())
+          + ": " + ", ".join(
         f"{v} {sum(1 for x in labels.values() if x.verdict == v)}" for v in VERDICTS))
     if args.memory:
         from taste_memory import memory_bench
 
-        print(memory_bench(args.fixtures, labels, args.seed, args.splits, args.language))
+        print(memory_bench(roots, labels, args.seed, args.splits, args.language))
         return 0
     results = []
     if not args.no_heuristic:
-        results.append(agreement("heuristic", labels, heuristic_answers(args.fixtures, sorted(labels), args.language)))
+        results.append(agreement("heuristic", labels, heuristic_answers(roots, sorted(labels), args.language)))
     for path in args.answers:
         try:
             results.append(agreement(path.name, labels, read_answers(path)))
@@ -286,6 +314,12 @@ def main(argv: list[str] | None = None) -> int:
     for result in results:
         print()
         print(report(result))
+    if not args.no_heuristic and not args.no_cv:
+        from verdict_cv import out_of_sample
+
+        for measured in out_of_sample(roots, labels, args.folds, args.cv_seed):
+            print()
+            print("\n".join(measured.lines()))
     return 0
 
 

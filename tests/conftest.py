@@ -22,6 +22,9 @@ VLLM_FIXTURES = Path(os.environ["READWORTHY_VLLM_FIXTURES"]) if os.environ.get("
     (p / "shared" / "fixtures" / "vllm" for p in REPO_ROOT.parents if (p / "shared" / "fixtures" / "vllm").is_dir()),
     REPO_ROOT.parent / "shared" / "fixtures" / "vllm",
 )
+# The second development set (32 more PRs, same layout; READWORTHY_VLLM2_FIXTURES points anywhere else).
+VLLM2_FIXTURES = Path(os.environ["READWORTHY_VLLM2_FIXTURES"]) if os.environ.get("READWORTHY_VLLM2_FIXTURES") \
+    else VLLM_FIXTURES.parent / "vllm2"
 
 
 # Where GitHub Models "is" in tests that do not point it at the test server: a closed loopback port, so
@@ -56,6 +59,16 @@ def vllm_fixtures() -> Path:
     if not (VLLM_FIXTURES / "index.json").is_file():
         pytest.skip(f"real vLLM fixtures not present at {VLLM_FIXTURES}")
     return VLLM_FIXTURES
+
+
+@pytest.fixture
+def vllm_fixture_sets() -> list[Path]:
+    """Both development sets (../shared/fixtures/vllm and vllm2, 62 PRs) that are present, or a clean skip
+    where neither is. Read them with tests/vllm_sets.py."""
+    present = [d for d in (VLLM_FIXTURES, VLLM2_FIXTURES) if (d / "labels.jsonl").is_file()]
+    if not present:
+        pytest.skip(f"real vLLM fixtures not present at {VLLM_FIXTURES} or {VLLM2_FIXTURES}")
+    return present
 
 
 @pytest.hookimpl(trylast=True)  # after `-m`/`-k` deselection: only tests that will run count

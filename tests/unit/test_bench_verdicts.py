@@ -65,9 +65,9 @@ def test_bad_answers_are_refused_with_the_file_named(tmp_path: Path, record: dic
         vd.read_answers(path)
 
 
-def test_heuristic_scores_every_labelled_fixture(vllm_fixtures: Path) -> None:
-    labels = vd.load_labels(vllm_fixtures / "labels.jsonl")
-    answers = vd.heuristic_answers(vllm_fixtures, sorted(labels))
+def test_heuristic_scores_every_labelled_fixture(vllm_fixture_sets: list[Path]) -> None:
+    labels = vd.load_all_labels(vllm_fixture_sets)
+    answers = vd.heuristic_answers(vllm_fixture_sets, sorted(labels))
     result = vd.agreement("heuristic", labels, answers)
     assert result.scored == sorted(labels) and not result.unanswered
     assert len(result.agree) + len(result.disagreements) == len(labels)

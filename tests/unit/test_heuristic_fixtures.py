@@ -1,4 +1,4 @@
-"""The heuristic on the 30 real vLLM PRs: where to start reading, and who should read.
+"""The heuristic on the 62 real vLLM PRs (both development sets): where to start reading, and who should read.
 
 Design points on every fixture are checked in test_heuristic_design_points.py; description, issue and
 review extraction is tested with invented PR material in test_heuristic_authors.py.
@@ -6,11 +6,11 @@ review extraction is tested with invented PR material in test_heuristic_authors.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
+from vllm_sets import fixture_contexts
 
 from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.gather.local import LocalSource, context_from_source
@@ -21,14 +21,10 @@ def _context(root: Path, number: int) -> PRContext:
     return context_from_source(LocalSource(patch=str(root / str(number) / "diff.patch")))
 
 
-def _numbers(root: Path) -> list[int]:
-    return [e["number"] for e in json.loads((root / "index.json").read_text())]
-
-
 @pytest.mark.vllm_fixtures
-def test_start_reading_begins_at_a_definition_not_a_test(vllm_fixtures: Path) -> None:
-    for number in _numbers(vllm_fixtures):
-        digest = heuristic_digest(_context(vllm_fixtures, number), Coverage(), "en")
+def test_start_reading_begins_at_a_definition_not_a_test(vllm_fixture_sets: list[Path]) -> None:
+    for number, ctx in fixture_contexts(vllm_fixture_sets):
+        digest = heuristic_digest(ctx, Coverage(), "en")
         if digest.verdict is Verdict.SKIP or not digest.start_reading:
             continue
         first = digest.start_reading[0].split("::")[0]
@@ -47,9 +43,8 @@ def test_a_new_cuda_kernel_is_named_where_to_start(vllm_fixtures: Path) -> None:
 
 
 @pytest.mark.vllm_fixtures
-def test_audience_is_code_areas_written_whole_and_tests_only_for_test_only_prs(vllm_fixtures: Path) -> None:
-    for number in _numbers(vllm_fixtures):
-        ctx = _context(vllm_fixtures, number)
+def test_audience_is_code_areas_written_whole_and_tests_only_for_test_only_prs(vllm_fixture_sets: list[Path]) -> None:
+    for number, ctx in fixture_contexts(vllm_fixture_sets):
         only_tests = all(re.match(r"tests?/", f.path) for f in ctx.files)
         for entry in heuristic_digest(ctx, Coverage(), "en").audience:
             assert entry.startswith("`") and entry.endswith("`"), (number, entry)  # `.buildkite/` whole

@@ -131,17 +131,20 @@ def test_an_existing_pattern_applied_across_test_files_is_skipped() -> None:
                                                   f"    return start('m{i}')"],
                    [f"def test_m{i}():", f"    r = start('m{i}')", "    r.check()", "    r.stop()"]) for i in range(5)]
     digest = _digest("Share one runner per module", files)
-    assert digest.verdict is Verdict.SKIP and "existing pattern applied more widely" in digest.reason
+    assert digest.verdict is Verdict.SKIP and digest.reason.startswith("Tests only"), digest.reason
+    assert "pattern" not in digest.reason  # nothing checked that a pattern exists elsewhere
 
 
-def test_a_one_line_fix_is_skipped_unless_it_is_kernel_code() -> None:
+def test_a_one_line_fix_is_skipped_and_a_directory_name_does_not_make_it_kernel_code() -> None:
     plain = _digest("[Bugfix] Detect full_attention", [_file(
         "engine/config/model.py", ["        return layer in ('attention', 'full_attention')"],
         ["        return layer == 'attention'"])])
     assert plain.verdict is Verdict.SKIP and "the title says what changed" in plain.reason
-    kernel = _digest("[Bugfix] Fix overflow", [_file(
-        "engine/ops/triton_ops/utils.py", ["    + ram[:, None].to(tl.int64) * stride"], ["    + ram[:, None] * stride"])])
-    assert kernel.verdict is Verdict.SKIM
+    # the same two-line fix judged alike under `ops/deploy/` and `deploy/`: a path is not kernel code
+    fix = (["    retries = max(1, int(os.environ.get('RETRIES', '3')))"], ["    retries = int(os.environ['RETRIES'])"])
+    ops = _digest("[Bugfix] Fix retries", [_file("ops/deploy/rollout.py", *fix)])
+    deploy = _digest("[Bugfix] Fix retries", [_file("deploy/rollout.py", *fix)])
+    assert ops.verdict is deploy.verdict and "kernel" not in ops.reason
 
 
 def test_a_validation_refusing_unsupported_setups_is_named() -> None:
@@ -171,8 +174,10 @@ def test_a_new_package_holding_most_of_the_code_is_a_skim_of_its_shared_edits() 
              for name in ("model", "attention", "moe", "config", "weights", "processor")]
     shared = _file("engine/layers/linear.py", ["class ZetaQKVLinear(QKVLinear):", "    def split(self, x):"])
     digest = _digest("[Model] Add Zeta", [*model, shared])
-    assert digest.verdict is Verdict.SKIM
-    assert "new package `engine/models/zeta/`" in digest.reason and "`linear.py`" in digest.reason
+    assert digest.verdict is not Verdict.DEEP_READ
+    if digest.verdict is Verdict.SKIM:
+        assert "new package `engine/models/zeta/`" in digest.reason and "`linear.py`" in digest.reason
+    assert "template" not in digest.reason  # nothing checked that it follows one
 
 
 def test_audience_is_the_owners_of_the_code_not_of_the_tests() -> None:

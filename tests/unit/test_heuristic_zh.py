@@ -10,10 +10,10 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from vllm_sets import fixture_contexts
 
 from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.analyze.heuristic.wording import PHRASES, count, phrase
-from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.gather.sample import load_sample
 from readworthy.models import (
     Coverage,
@@ -96,9 +96,9 @@ def test_lists_in_chinese_sentences_use_the_enumeration_comma() -> None:
 
 
 @pytest.mark.vllm_fixtures
-def test_real_prs_in_chinese_use_chinese_separators(vllm_fixtures: Path) -> None:
-    for entry in json.loads((vllm_fixtures / "index.json").read_text()):
-        ctx = context_from_source(LocalSource(patch=str(vllm_fixtures / str(entry["number"]) / "diff.patch")))
+def test_real_prs_in_chinese_use_chinese_separators(vllm_fixture_sets: list[Path]) -> None:
+    for number, ctx in fixture_contexts(vllm_fixture_sets):
+        entry = {"number": number}
         digest = heuristic_digest(ctx, Coverage(), "zh-CN")
         for text in (digest.reason, *digest.audience, *(d.explanation.split("“")[0] for d in digest.decisions)):
             assert "`, `" not in text and "等另外" not in text, (entry["number"], text)

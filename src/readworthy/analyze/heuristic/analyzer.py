@@ -3,26 +3,27 @@
 Used when no API key is configured and as the fallback when the model fails.
 The verdict follows the same rubric as the model's (reading value, not size):
 
-1. Mechanical PRs are `skip` (or a `skim` when they carry real substance):
-   empty, only generated/lock/vendored/binary files (however many), a revert without analysis,
-   one edit repeated across many files, version moves only, renames and moves with import
-   updates only, comment or whitespace edits only, docs-only, pure removal, tests-only,
-   CI/build-only, a one- or two-line code fix with nothing around it.
-   None of these shortcuts applies when the PR removes a guard, changes a default, carries
-   security words, or hides logic behind a "bump" title: those are judged on their substance.
-2. Code changes are scored; `deep-read` needs several independent signs of something to learn
-   (FINDING_POINTS), `skim` otherwise. Size contributes at most 10 points (logarithmically).
-   A PR whose added code sits mostly in a new package of its own (a model added along an
-   existing template) is a `skim`: read the shared files it changes.
+1. Shapes that settle a PR whatever its size, because nothing in it is read line by line, are `skip`:
+   empty, only generated/lock/vendored/binary files, a revert without analysis, versions only,
+   renames and moves with import updates only, comment or whitespace edits only, code moved between
+   files, and (unless it changes behaviour: a removed guard, a changed default, security words, a
+   "bump" that also changes logic) one edit repeated across many files.
+2. Everything else is weighed by the reading-value model (verdict_model.py): general facts about the
+   change (sizes on a log scale, what kind of files, new definitions, interfaces, capability checks,
+   kernels, a fix pinned by tests ...) with weights fitted on labelled PRs. The verdict is the one with
+   the least expected cost under COSTS: calling a PR worth reading `skip` costs most, so a skip needs
+   a clear majority.
+3. Rubric rules the diff cannot show: a linked issue with a root-cause analysis makes a fix `deep-read`;
+   a long review debate or a security change is at least `skim`.
 
-The reason names the findings that decided, signals beyond size first.
+The reason names the facts that decided, each checked in the diff it describes.
 Everything it names comes from the context, so it needs no grounding.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ...memory.profile import change_profile
 from ...memory.similar import weigh
@@ -31,59 +32,42 @@ from ...models import CorrectionMatch, Coverage, Digest, PRContext, TasteUse, Ve
 from ...pack.classify import FileKind
 from .guide import design_points, headline_of, skip_points, start_reading
 from .readers import audience, discussion_summary, issue_findings, open_items, related
-from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals, measure, size_points
+from .signals import MECHANICAL_KINDS, Signals, measure
+from .verdict_model import FITTED, GUARD_CONTEXT_LINES, Estimate, Params, estimate
 from .wording import code_names, phrase
 
-DEEP_READ_POINTS = 30.0
-
-# Points per finding for code changes (the table is the policy; `_score` only measures).
-FINDING_POINTS = {
-    "new_definitions_per_name": 1.5,
-    "new_definitions_max": 25.0,
-    "new_definitions_self_contained_max": 12.0,
-    "abstraction": 15.0,
-    "implemented": 15.0,  # a new method many changed files implement: an interface call sites build on
-    "capability": 12.0,
-    "fail_fast": 10.0,  # a new refusal of an unsupported configuration
-    "kernel": 15.0,
-    "kernel_adjacent": 6.0,
-    "cross_cutting": 10.0,  # code changes in >= CROSS_CUTTING_AREAS top-level areas
-    "issue_analysis": 30.0,  # a fix backed by a root-cause analysis is worth reading on its own
-    "discussion_heavy": 22.0,  # >= 25 comments: a debate that shows the project's standards
-    "discussion_some": 8.0,  # >= 10 comments
-    "debate": 8.0,  # changes requested, two or more people
-    "build_graph": 30.0,  # new stages / cache keys in an existing image build: a template to copy
-    "security": 12.0,
-    "security_guard": 20.0,  # ... with a new check: the reusable guard is the point
-    "hidden_logic": 10.0,  # a "bump" that also changes logic is judged by the logic
-    "removed_guard": 8.0,
-    "changed_default": 6.0,
-    "regression_test": 8.0,  # a fix to existing code with a new test that exercises it
-    "perf": 5.0,
-    "tests": 2.0,
+# The cost of giving `given` when the team's verdict is `label`, fixed by what a wrong call costs a
+# reader (not fitted): a PR worth reading called skip is never read, the worst miss.
+COSTS: Mapping[tuple[Verdict, Verdict], float] = {
+    (Verdict.DEEP_READ, Verdict.SKIP): 4.0, (Verdict.SKIM, Verdict.SKIP): 2.0,
+    (Verdict.SKIP, Verdict.DEEP_READ): 2.0, (Verdict.SKIM, Verdict.DEEP_READ): 1.0,
+    (Verdict.DEEP_READ, Verdict.SKIM): 1.0, (Verdict.SKIP, Verdict.SKIM): 1.0,
 }
-# Findings about what the change does, named first in the reason (size and counts come after).
-_BEYOND_SIZE = ("security", "hidden_logic", "removed_guard", "changed_default", "build_graph", "fail_fast",
-                "implemented", "capability", "abstraction", "issue_analysis", "regression_test", "debate",
-                "discussion_heavy")
+# How sure a settling shape is of `skip`: what a diff of that shape is in any repository.
+SHAPE_CONFIDENCE: Mapping[str, float] = {
+    "empty": 0.99, "mechanical_only": 0.97, "bulk_data": 0.97, "version_only": 0.95, "version_exclusion": 0.95,
+    "renames": 0.95, "moves": 0.95, "cosmetic": 0.95, "code_moves": 0.9, "repeated": 0.9, "revert": 0.9,
+}
+RUBRIC_CONFIDENCE = 0.6  # a verdict set by a rubric rule the labelled diffs cannot measure
 CROSS_CUTTING_AREAS = 4
-SUBSTANTIAL_DOC_LINES = 25  # a new section; link and typo fixes are a few lines
-SUBSTANTIAL_TEST_LINES = 20
-SUBSTANTIAL_BUILD_LINES = 30
 SMALL_FIX_LINES = 10
-TINY_FIX_LINES = 6  # added (or removed) lines of code in a fix too small to teach more than its title
 MOVED_MIN_LINES = 20  # code moves are judged on at least this many added lines
 MOVED_SHARE = 0.85  # this share of the added code was removed elsewhere (or is imports): code moved, not changed
-RESTRUCTURED_TEST_FILES = 3
-BUILD_GRAPH_STAGES = 2  # new stages that others build on: the image is layered anew
-GUARD_CONTEXT_LINES = 200  # a PR deleting more than this is a removal; its guards go with it
-NEW_PACKAGE_SHARE = 0.6  # a new package holding this share of the added code makes a self-contained drop
+REMOVAL_SHARE = 0.9  # of the changed lines deleted: a removal
+NEW_PACKAGE_SHARE = 0.5  # most of the added code sits in brand-new directories
+# Findings about what the change does, named first in the reason (size and counts come after).
+_RUBRIC_FIRST = ("security", "hidden_logic", "issue_analysis", "debate", "discussion_heavy")
+# Model features -> the finding that names them in the reason.
+_FINDING_OF = {"interface": "interface", "capability": "capability", "fail_fast": "fail_fast",
+               "kernel": "kernel", "kernel_edit": "kernel", "build_stages": "build_graph",
+               "removed_guard": "removed_guard", "changed_default": "changed_default",
+               "regression_test": "regression_test", "fix_with_tests": "regression_test", "perf_title": "perf",
+               "new_definitions": "new_definitions", "code_areas": "cross_cutting"}
 
 
 @dataclass(frozen=True)
 class Finding:
     key: str
-    points: float
     values: dict[str, object]
 
 
@@ -129,13 +113,15 @@ def heuristic_analysis(ctx: PRContext, coverage: Coverage, language: str,
 
 @dataclass(frozen=True)
 class Judgement:
-    """The verdict, its reason, and what decided it: the shape rule (`shortcut`, a wording key) or the
-    findings' points (`points`, against DEEP_READ_POINTS)."""
+    """The verdict, its reason, and how it was reached: the settling shape (`shortcut`, a wording key)
+    or the model's estimate; `confidence` is how sure it is of the verdict, `score` the reading value."""
 
     verdict: Verdict
     reason: str
+    confidence: float
+    score: float  # 0..100: 100 x (P(deep-read) + P(skim) / 2)
     shortcut: str = ""
-    points: float = 0.0
+    probabilities: Mapping[Verdict, float] = field(default_factory=dict)
 
 
 def judge(sig: Signals, language: str) -> tuple[Verdict, str]:
@@ -144,33 +130,51 @@ def judge(sig: Signals, language: str) -> tuple[Verdict, str]:
     return j.verdict, j.reason
 
 
-def judgement(sig: Signals, language: str) -> Judgement:
-    """The verdict, its reason and what decided it."""
-    mechanical = _mechanical(sig, language)
-    if mechanical is not None:
-        verdict, key, values = mechanical
-        return Judgement(verdict, phrase(language, key, **values), shortcut=key)
-    findings = _score(sig, language)
-    score = sum(f.points for f in findings)
-    verdict = Verdict.DEEP_READ if score >= DEEP_READ_POINTS else Verdict.SKIM
-    ordered = sorted((f for f in findings if f.key != "tests"), key=lambda f: (f.key not in _BEYOND_SIZE, -f.points))
-    # a line count says little next to what the change does; it is named when little else is
-    shown = [f for f in ordered if not f.key.startswith("small_fix") or len(ordered) == 1][:3]
-    parts = [phrase(language, f.key, **f.values) for f in shown]
-    joined = phrase(language, "sep").join(parts[:-1])
-    findings_text = (joined + phrase(language, "and") + parts[-1]) if len(parts) > 1 else parts[0]
-    if sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE and not sig.analysed_issues \
-            and sig.discussion.comments < 25:
-        packages = code_names([p + "/" for p in sig.new_packages], 2, language)
-        share = round(sig.new_package_share * 100)
-        if not sig.shared_edits:
-            return Judgement(Verdict.SKIM, phrase(language, "new_package_alone", packages=packages, share=share),
-                             "new_package_alone", score)
-        shared = code_names([p.rsplit("/", 1)[-1] for p in sig.shared_edits], 4, language)
-        return Judgement(Verdict.SKIM, phrase(language, "new_package", packages=packages, share=share,
-                                              shared=shared), "new_package", score)
-    return Judgement(verdict, phrase(language, "deep" if verdict is Verdict.DEEP_READ else "skim",
-                                     findings=findings_text), points=score)
+def judgement(sig: Signals, language: str, params: Params = FITTED) -> Judgement:
+    """The verdict, its reason, how sure it is and the reading value (`params`: the model's constants;
+    bench/verdicts.py passes those fitted without the PR to measure it out of sample)."""
+    settled = _settled(sig, language)
+    if settled is not None:
+        key, values = settled
+        confidence = SHAPE_CONFIDENCE[key]
+        return Judgement(Verdict.SKIP, phrase(language, key, **values), confidence, 50.0 * (1 - confidence),
+                         shortcut=key)
+    est = estimate(sig, params)
+    verdict = decide(est.probabilities)
+    confidence = est.probabilities[verdict]
+    raised = _rubric(sig, verdict)
+    p = est.probabilities
+    score = 100.0 * (p[Verdict.DEEP_READ] + p[Verdict.SKIM] / 2)
+    if raised is not verdict:
+        verdict, confidence = raised, max(RUBRIC_CONFIDENCE, p[raised])
+        score = max(score, 100.0 * RUBRIC_CONFIDENCE)
+    return Judgement(verdict, _reason(sig, verdict, est, language), round(confidence, 3), round(score, 1),
+                     probabilities=dict(p))
+
+
+def decide(probabilities: Mapping[Verdict, float]) -> Verdict:
+    """The verdict of least expected cost (COSTS)."""
+    def cost(given: Verdict) -> float:
+        return sum(p * COSTS.get((label, given), 0.0) for label, p in probabilities.items())
+    return min((Verdict.SKIM, Verdict.DEEP_READ, Verdict.SKIP), key=cost)
+
+
+_ORDER = (Verdict.SKIP, Verdict.SKIM, Verdict.DEEP_READ)
+
+
+def _rubric(sig: Signals, verdict: Verdict) -> Verdict:
+    """The verdict after the rubric's rules for what a diff alone cannot show (the labelled PRs carry no
+    discussion or issues, so these are not fitted): a root-cause analysis in a linked issue makes a
+    PR deep-read; a security change with a new check is deep-read, any security change at least skim;
+    a long review discussion and a debate (changes requested, two or more people) each raise it a level."""
+    if sig.analysed_issues or (sig.security and sig.fail_fast):
+        return Verdict.DEEP_READ
+    level = _ORDER.index(verdict)
+    if sig.security:
+        level = max(level, 1)
+    level += (sig.discussion.comments >= 25) + bool(sig.discussion.changes_requested
+                                                    and len(sig.discussion.participants) >= 2)
+    return _ORDER[min(level, 2)]
 
 
 def _guard_matters(sig: Signals) -> bool:
@@ -184,141 +188,157 @@ def _substance(sig: Signals) -> bool:
                 or sig.analysed_issues)
 
 
-def _mechanical(sig: Signals, language: str) -> tuple[Verdict, str, dict[str, object]] | None:
-    """The verdict for PRs whose shape alone decides it, or None for changes to be scored."""
-    with_mechanical = (*MECHANICAL_KINDS,)
+def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | None:
+    """The wording key of a shape that settles `skip` whatever the size, or None."""
     if sig.files_total == 0:
-        return Verdict.SKIP, "empty", {}
+        return "empty", {}
     if sig.only(*MECHANICAL_KINDS):
         if sig.bulk_files:
-            return Verdict.SKIP, "bulk_data", {"n": sig.bulk_files}
-        return Verdict.SKIP, "mechanical_only", {"n": sig.files_total}
+            return "bulk_data", {"n": sig.bulk_files}
+        return "mechanical_only", {"n": sig.files_total}
     if sig.is_revert and not sig.analysed_issues:
-        return Verdict.SKIP, "revert", {}
-    if sig.repeated_change_files and sig.new_definitions <= sig.repeated_change_files // 10:
-        return Verdict.SKIP, "repeated", {"n": sig.repeated_change_files}
+        return "revert", {}
     if sig.version_only:
-        return Verdict.SKIP, "version_exclusion" if sig.excludes_version else "version_only", {}
-    if _substance(sig):
+        return ("version_exclusion" if sig.excludes_version else "version_only"), {}
+    if _substance(sig):  # a bump with code beside the pin is judged by that code, not as churn
         return None
-    if sig.only(FileKind.RENAMED, FileKind.DELETED, *with_mechanical) and sig.kinds.get(FileKind.RENAMED):
-        return Verdict.SKIP, "renames", {"n": sig.kinds[FileKind.RENAMED]}
+    if sig.repeated_change_files and sig.new_definitions <= sig.repeated_change_files // 10:
+        return "repeated", {"n": sig.repeated_change_files}
+    if sig.only(FileKind.RENAMED, FileKind.DELETED, *MECHANICAL_KINDS) and sig.kinds.get(FileKind.RENAMED):
+        return "renames", {"n": sig.kinds[FileKind.RENAMED]}
     if sig.move_only:
-        return Verdict.SKIP, "moves", {"n": sig.moved_files, "target": code_names([sig.move_target + "/"], 1,
-                                                                                  language)}
+        return "moves", {"n": sig.moved_files, "target": code_names([sig.move_target + "/"], 1, language)}
     if sig.cosmetic_only:
-        return Verdict.SKIP, "cosmetic", {}
+        return "cosmetic", {}
     if sig.added_code_total >= MOVED_MIN_LINES and sig.moved_code_lines >= MOVED_SHARE * sig.added_code_total:
-        return Verdict.SKIP, "code_moves", {"share": round(100 * sig.moved_code_lines / sig.added_code_total)}
-    if sig.only(FileKind.DOCS, *with_mechanical):
-        if sig.added_doc_lines >= SUBSTANTIAL_DOC_LINES:
-            return Verdict.SKIM, "docs_substantial", {"lines": sig.added_doc_lines}
-        return Verdict.SKIP, "docs_small", {"lines": sig.added_doc_lines}
-    if sig.added_lines * 10 <= sig.deleted_lines and sig.new_definitions <= 2:
-        moved = sig.new_files or sig.kinds.get(FileKind.RENAMED, 0) or sig.added_code_lines >= 20
-        return (Verdict.SKIM, "removal_with_new_home", {"deleted": sig.deleted_lines}) if moved else (
-            Verdict.SKIP, "removal", {"deleted": sig.deleted_lines})
-    quiet = sig.discussion.comments < 10
-    if quiet and sig.kinds.get(FileKind.TEST) and sig.only(FileKind.TEST, FileKind.CONFIG, *with_mechanical):
-        if sig.kinds[FileKind.TEST] >= RESTRUCTURED_TEST_FILES and sig.deleted_test_lines >= sig.added_test_lines:
-            return Verdict.SKIP, "tests_restructured", {"n": sig.kinds[FileKind.TEST]}
-        if sig.added_test_lines >= SUBSTANTIAL_TEST_LINES:
-            return Verdict.SKIM, "tests_substantial", {"lines": sig.added_test_lines}
-        return Verdict.SKIP, "tests_small", {}
-    if _build_graph(sig):
-        return None
-    if quiet and sig.only(FileKind.BUILD, FileKind.CONFIG, FileKind.DELETED, FileKind.RENAMED, *with_mechanical):
-        if sig.added_other_lines >= SUBSTANTIAL_BUILD_LINES:
-            return Verdict.SKIM, "build_substantial", {"lines": sig.added_other_lines}
-        return Verdict.SKIP, "build_small", {}
-    if quiet and _tiny_fix(sig):
-        return Verdict.SKIP, "tiny_fix", {"lines": sig.added_code_lines + sig.deleted_code_lines}
+        return "code_moves", {"share": round(100 * sig.moved_code_lines / sig.added_code_total)}
     return None
 
 
-def _build_graph(sig: Signals) -> bool:
-    return len(sig.build_stages) >= BUILD_GRAPH_STAGES
+# --------------------------------------------------------------------------- reason
 
 
-def _tiny_fix(sig: Signals) -> bool:
-    """A few lines of code with no test, no kernel and no new definition: the title says it all."""
-    code_files = sum(n for k, n in sig.kinds.items() if k in CODE_KINDS)
-    return (code_files <= 2 and sig.only(*CODE_KINDS, *MECHANICAL_KINDS)
-            and sig.added_code_lines + sig.deleted_code_lines <= SMALL_FIX_LINES
-            and max(sig.added_code_lines, sig.deleted_code_lines) <= TINY_FIX_LINES
-            and not sig.new_definitions and not sig.kernel_files and not sig.kernel_adjacent)
+_SUPPORT_KINDS = (FileKind.CONFIG, FileKind.DELETED, FileKind.RENAMED, *MECHANICAL_KINDS)
 
 
-def _score(sig: Signals, language: str) -> list[Finding]:
-    p = FINDING_POINTS
-    findings: list[Finding] = []
+def _reason(sig: Signals, verdict: Verdict, est: Estimate, language: str) -> str:
+    """One sentence for the verdict, from facts checked in the diff: the kind of change when that is
+    what it is, else the facts that weighed most."""
+    shaped = _shape_reason(sig, verdict, language)
+    if shaped is not None:
+        return shaped
+    findings = _findings(sig, est, language)
+    parts = [phrase(language, f.key, **f.values) for f in findings]
+    joined = phrase(language, "sep").join(parts[:-1])
+    text = (joined + phrase(language, "and") + parts[-1]) if len(parts) > 1 else parts[0]
+    return phrase(language, {Verdict.DEEP_READ: "deep", Verdict.SKIM: "skim", Verdict.SKIP: "skip_code"}[verdict],
+                  findings=text)
+
+
+def _shape_reason(sig: Signals, verdict: Verdict, language: str) -> str | None:
+    if verdict is Verdict.DEEP_READ or _substance(sig):
+        return None
+    skip = verdict is Verdict.SKIP
+    if sig.kinds.get(FileKind.DOCS) and sig.only(FileKind.DOCS, *_SUPPORT_KINDS):
+        return phrase(language, "docs_small" if skip else "docs_substantial", lines=sig.added_doc_lines)
+    if sig.kinds.get(FileKind.TEST) and sig.only(FileKind.TEST, *_SUPPORT_KINDS):
+        return phrase(language, "tests_small" if skip else "tests_substantial", lines=sig.added_test_lines)
+    if not any(sig.kinds.get(k) for k in (FileKind.SOURCE, FileKind.KERNEL, FileKind.TEST, FileKind.DOCS)) \
+            and sig.only(FileKind.BUILD, *_SUPPORT_KINDS) and not sig.build_stages:
+        return phrase(language, "build_small" if skip else "build_substantial", lines=sig.added_other_lines)
+    changed = sig.added_lines + sig.deleted_lines
+    if skip and changed and sig.deleted_lines >= REMOVAL_SHARE * changed and not sig.new_definitions:
+        return phrase(language, "removal", deleted=sig.deleted_lines)
+    if not skip and sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE:
+        packages = code_names([p + "/" for p in sig.new_packages], 2, language)
+        share = round(sig.new_package_share * 100)
+        if not sig.shared_edits:
+            return phrase(language, "new_package_alone", packages=packages, share=share)
+        names = [r.change.path.rsplit("/", 1)[-1] for r in sig.ranked]
+        # a file is named by its base name unless another changed file shares it
+        shared = code_names([p if names.count(p.rsplit("/", 1)[-1]) > 1 else p.rsplit("/", 1)[-1]
+                             for p in sig.shared_edits], 4, language)
+        return phrase(language, "new_package", packages=packages, share=share, shared=shared)
+    if skip and sig.added_code_lines <= SMALL_FIX_LINES and not sig.new_definitions:
+        lines = sig.added_code_lines + sig.deleted_code_lines - sig.deleted_test_lines
+        if sig.added_test_lines:
+            return phrase(language, "tiny_fix_tests", lines=lines, tests=sig.added_test_lines)
+        return phrase(language, "tiny_fix", lines=lines)
+    return None
+
+
+def _findings(sig: Signals, est: Estimate, language: str) -> list[Finding]:
+    """The facts that weighed most (rubric facts first), at most three, and the size when little else."""
+    available = _available(sig, language)
+    keys = [k for k in _RUBRIC_FIRST if k in available]
+    for feature, weight in sorted(est.contributions.items(), key=lambda kv: -kv[1]):
+        key = _FINDING_OF.get(feature)
+        if weight > 0 and key in available and key not in keys:
+            keys.append(key)
+    shown = [available[k] for k in keys[:3]]
+    if len(shown) < 2:
+        shown.append(_size(sig))
+    return shown
+
+
+def _available(sig: Signals, language: str) -> dict[str, Finding]:
+    """Every fact the reason may name, keyed by its wording, each present only when the diff shows it."""
+    out: dict[str, Finding] = {}
     if sig.new_definitions:
-        code = [r for r in sig.ranked if r.kind in CODE_KINDS and r.definitions]
-        self_contained = all(r.change.status.value == "added" for r in code) and len(sig.code_areas) <= 2
-        cap = p["new_definitions_self_contained_max"] if self_contained else p["new_definitions_max"]
-        findings.append(Finding("new_definitions", min(cap, p["new_definitions_per_name"] * sig.new_definitions),
-                                {"n": sig.new_definitions}))
-    if sig.abstractions:
-        findings.append(Finding("abstraction", p["abstraction"], {}))
+        out["new_definitions"] = Finding("new_definitions", {"n": sig.new_definitions})
     if sig.implemented:
         top = sig.implemented[0]
-        findings.append(Finding("implemented", p["implemented"], {"name": f"`{top.name}`", "n": int(top.text)}))
+        out["interface"] = Finding("implemented", {"name": f"`{top.name}`", "n": int(top.text)})
+    elif sig.abstractions:
+        out["interface"] = Finding("abstraction", {})
     if sig.capability_flags:
-        findings.append(Finding("capability", p["capability"],
-                                {"names": code_names(sig.capability_flags, 3, language)}))
+        out["capability"] = Finding("capability", {"names": code_names(sig.capability_flags, 3, language)})
     if sig.fail_fast:
-        findings.append(Finding("fail_fast", p["fail_fast"],
-                                {"names": code_names([f.name for f in sig.fail_fast if f.name], 2, language) or "—"}))
-    if sig.kernel_files:
-        findings.append(Finding("kernel", p["kernel"], {"n": len(sig.kernel_files)}))
-    elif sig.kernel_adjacent:
-        findings.append(Finding("kernel_adjacent", p["kernel_adjacent"], {}))
+        names = code_names([f.name for f in sig.fail_fast if f.name], 2, language)
+        if names:
+            out["fail_fast"] = Finding("fail_fast", {"names": names})
+    kernels = len(set(sig.kernel_files) | set(sig.kernel_edits))
+    if kernels:
+        out["kernel"] = Finding("kernel", {"n": kernels})
     if len(sig.code_areas) >= CROSS_CUTTING_AREAS:
-        findings.append(Finding("cross_cutting", p["cross_cutting"], {"n": len(sig.code_areas)}))
+        out["cross_cutting"] = Finding("cross_cutting", {"n": len(sig.code_areas)})
     if sig.analysed_issues:
         refs = code_names([f"#{n}" for n in sig.analysed_issues], 3, language).replace("`", "")
-        findings.append(Finding("issue_analysis", p["issue_analysis"], {"refs": refs}))
-    comments = sig.discussion.comments
-    if comments >= 25:
-        findings.append(Finding("discussion_heavy", p["discussion_heavy"], {"n": comments}))
-    elif comments >= 10:
-        findings.append(Finding("discussion_heavy", p["discussion_some"], {"n": comments}))
+        out["issue_analysis"] = Finding("issue_analysis", {"refs": refs})
+    if sig.discussion.comments >= 10:
+        out["discussion_heavy"] = Finding("discussion_heavy", {"n": sig.discussion.comments})
     if sig.discussion.changes_requested and len(sig.discussion.participants) >= 2:
-        findings.append(Finding("debate", p["debate"], {}))
-    if _build_graph(sig):
-        findings.append(Finding("build_graph", p["build_graph"],
-                                {"names": code_names(sig.build_stages, 3, language)}))
+        out["debate"] = Finding("debate", {})
+    if sig.build_stages:
+        out["build_graph"] = Finding("build_graph", {"names": code_names(sig.build_stages, 3, language)})
     if sig.security:
-        guarded = bool(sig.fail_fast) or any(r.definition.new and "valid" in r.definition.name.lower()
-                                             or "saniti" in r.definition.name.lower() for r in sig.centre[:10])
-        findings.append(Finding("security", p["security_guard"] if guarded else p["security"],
-                                {"words": code_names(sig.security, 2, language)}))
+        out["security"] = Finding("security", {"words": code_names(sig.security, 2, language)})
     if sig.hidden_logic:
-        findings.append(Finding("hidden_logic", p["hidden_logic"],
-                                {"paths": code_names([x.rsplit("/", 1)[-1] for x in sig.hidden_logic], 2, language)}))
+        out["hidden_logic"] = Finding("hidden_logic", {"paths": code_names(
+            [x.rsplit("/", 1)[-1] for x in sig.hidden_logic], 2, language)})
     if _guard_matters(sig):
         g = sig.removed_guards[0]
         where = phrase(language, "in_name", name=g.name) if g.name else ""
-        findings.append(Finding("removed_guard", p["removed_guard"], {"guard": _code(g.text, 60), "where": where}))
+        out["removed_guard"] = Finding("removed_guard", {"guard": _code(g.text, 60), "where": where})
     if sig.changed_defaults:
         d = sig.changed_defaults[0]
-        findings.append(Finding("changed_default", p["changed_default"], {"name": d.name, "change": d.text}))
-    if sig.regression_tests and sig.fix_title:
-        findings.append(Finding("regression_test", p["regression_test"],
-                                {"test": sig.regression_tests[0].rsplit("::", 1)[-1]}))
-    if sig.perf_title and (sig.kernel_files or sig.kernel_adjacent or sig.added_code_lines):
-        findings.append(Finding("perf", p["perf"], {}))
-    if sig.added_test_lines:
-        findings.append(Finding("tests", p["tests"], {}))
+        out["changed_default"] = Finding("changed_default", {"name": d.name, "change": d.text})
+    if sig.regression_tests:
+        out["regression_test"] = Finding("regression_test", {"test": sig.regression_tests[0].rsplit("::", 1)[-1]})
+    if sig.perf_title:
+        out["perf"] = Finding("perf", {})
+    return out
+
+
+def _size(sig: Signals) -> Finding:
     # the wording counts code and tests apart: "a small code change (705 lines)" misled when 690 were tests
-    lines = sig.added_code_lines + sig.deleted_code_lines
-    size_key = "small_fix" if sig.added_code_lines <= SMALL_FIX_LINES and not sig.new_definitions else "code_change"
+    lines = sig.added_code_lines + sig.deleted_code_lines - sig.deleted_test_lines
+    key = "small_fix" if sig.added_code_lines <= SMALL_FIX_LINES and not sig.new_definitions else "code_change"
     values: dict[str, object] = {"lines": lines}
     if sig.added_test_lines:
-        size_key += "_tests"
+        key += "_tests"
         values["tests"] = sig.added_test_lines
-    findings.append(Finding(size_key, size_points(sig.added_code_lines + sig.added_test_lines), values))
-    return findings
+    return Finding(key, values)
 
 
 def _code(text: str, limit: int) -> str:

@@ -62,6 +62,9 @@ _SECURITY_PROSE = re.compile(_SECURITY_SPECIFIC, re.IGNORECASE)
 _SECURITY_CODE = re.compile(r"(?P<w>\bCVE-\d{4}-\d{3,}|weights_only\s*=\s*True|shell\s*=\s*False)|"
                             r"^\s*(?:if|elif|assert|raise|unless|TORCH_CHECK)\b.*\b(?P<v>trust_remote_code|untrusted)\b",
                             re.IGNORECASE)
+# A comment that explains why, not what: the reasoning a reader learns from.
+_WHY = re.compile(r"\b(?:because|otherwise|so that|in order to|to avoid|avoids?|prevents?|ensures?|must(?:n't)?|"
+                  r"workaround|overflows?|race|deadlock|would|since|instead of|guarantees?)\b", re.IGNORECASE)
 _BUILD_STAGE = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*\S+\s+AS\s+(\S+)\s*$", re.IGNORECASE)
 _BUILD_USE = re.compile(r"(?:^\s*FROM\s+(?:--\S+\s+)*|--from=)([\w.${}-]+)", re.IGNORECASE)
 
@@ -78,16 +81,35 @@ def diff_lines(patch: str | None) -> tuple[list[str], list[str]]:
     return added, removed
 
 
+def is_why_comment(line: str) -> bool:
+    """A comment line that gives a reason ("because", "to avoid", "otherwise" ...)."""
+    return bool(COMMENT_LINE.match(line)) and bool(_WHY.search(line))
+
+
 def is_version_change(added: list[str], removed: list[str]) -> bool:
     changed = added + removed
     meaningful = [line for line in changed if line.strip() and not COMMENT_LINE.match(line)]
     return bool(meaningful) and all(_VERSION_LINE.match(line) for line in meaningful)
 
 
+# A version, tag or hash inside a line: `1.2.3`, `v0.27`, `nightly-2026-08-01`, `3f9c2ab`, `rocm/img:6.4_abc`.
+_VERSION_TOKEN = re.compile(r"(?<![A-Za-z_])v?\d[\w.+\-]*|\b[0-9a-f]{7,40}\b|(?<=:)[\w.\-]+(?=[\"'\s]|$)")
+
+
+def _version_shape(line: str) -> str:
+    """The line with its versions, tags and hashes blanked: two lines of the same shape differ only there."""
+    return _VERSION_TOKEN.sub("#", " ".join(line.split()))
+
+
 def logic_lines(added: list[str], removed: list[str]) -> int:
-    """Changed lines that are neither comments, blank, nor version specifiers."""
-    return sum(1 for line in added + removed
-               if line.strip() and not COMMENT_LINE.match(line) and not _VERSION_LINE.match(line))
+    """Changed lines that are neither comments, blank, version specifiers, nor an old line whose only change
+    is a version, tag or hash inside it (`image: "repo/img:1.2"` -> `...:1.3` is a version move, not logic)."""
+    def meaningful(lines: list[str]) -> list[str]:
+        return [x for x in lines if x.strip() and not COMMENT_LINE.match(x) and not _VERSION_LINE.match(x)]
+
+    plus, minus = meaningful(added), meaningful(removed)
+    same_shape = Counter(_version_shape(x) for x in plus) & Counter(_version_shape(x) for x in minus)
+    return len(plus) + len(minus) - 2 * sum(same_shape.values())
 
 
 def is_cosmetic(path: str, added: list[str], removed: list[str]) -> bool:
@@ -120,9 +142,11 @@ def guard_lines(lines: Iterable[str]) -> list[str]:
 
 
 def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list[str]:
-    """Removed assertions, raises and check macros that are not added back anywhere in the PR (moved),
-    in code that stays: a run of removed lines that deletes a whole definition is dead code going away."""
+    """Removed assertions, raises and check macros that are not added back anywhere in the PR (moved) nor
+    rewritten in the same file (a widened condition still checks its names), in code that stays: a run
+    of removed lines that deletes a whole definition is dead code going away."""
     patterns = patterns_for(path)
+    added = diff_lines(patch)[0]
     found: list[str] = []
     run: list[str] = []
     for line in [*(patch or "").split("\n"), ""]:
@@ -131,17 +155,49 @@ def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list
             continue
         if run and not any(definition_name(x, patterns) for x in run if patterns):
             found += [x.strip().removesuffix("(").rstrip(", ") for x in run
-                      if _GUARD.match(x) and not _kept(x.strip(), added_guards)]
+                      if _GUARD.match(x) and not _kept(x.strip(), added_guards, added)]
         run = []
     return found
 
 
-def _kept(guard: str, added_guards: set[str]) -> bool:
-    """The guard is added back, as it was or reworded (a clearer message, a wider condition)."""
+_CHECK_WORDS = frozenset({"assert", "raise", "throw", "if", "not", "and", "or", "in", "is", "None", "True", "False",
+                          "static_assert", "ensure", "bail", "panic", "assert_eq", "assert_ne", "f"})
+
+
+def checked_names(line: str) -> set[str]:
+    """The names a guard's condition tests (not the check macro, the error type or the message's words)."""
+    code = re.sub(r"\"[^\"]*\"|'[^']*'", " ", line)  # messages out
+    names = set(re.findall(r"[A-Za-z_]\w*", code)) - _CHECK_WORDS
+    return {n for n in names if not n.endswith(("CHECK", "Error", "Exception", "Warning"))}
+
+
+def _kept(guard: str, added_guards: set[str], added: Sequence[str] = ()) -> bool:
+    """The guard is added back, as it was or reworded (a clearer message, a wider condition): an added
+    guard like it, or one of the file's added guards or conditions testing the same names."""
     if guard in added_guards:
         return True
     head = re.split(r"[\s(,]", guard, maxsplit=1)[0]
-    return any(SequenceMatcher(None, guard, x).ratio() >= 0.6 for x in added_guards if x.startswith(head))
+    if any(SequenceMatcher(None, guard, x).ratio() >= 0.6 for x in added_guards if x.startswith(head)):
+        return True
+    names = checked_names(guard)
+    if not names:
+        return False
+    tests = [x for x in added if _GUARD.match(x) or _CONDITION.match(x)]
+    return any(names <= checked_names(x) | _assigned_from(added, x) for x in tests)
+
+
+_CONDITION = re.compile(r"^\s*(?:if|elif|unless|while|assert|static_assert)\b|^\s*(?:\w+_)?CHECK\w*\s*\(")
+
+
+def _assigned_from(added: Sequence[str], test: str) -> set[str]:
+    """Names a condition tests through a local it tests: `ratio = a // b` then `CHECK(ratio in ...)`."""
+    used = checked_names(test)
+    out: set[str] = set()
+    for line in added:
+        m = re.match(r"^\s*(?:const\s+)?(?:auto\s+|int\s+|\w+\s+)?([A-Za-z_]\w*)\s*=(?!=)\s*(.+)$", line)
+        if m and m.group(1) in used:
+            out |= set(re.findall(r"[A-Za-z_]\w*", m.group(2)))
+    return out
 
 
 def changed_defaults(added: list[str], removed: list[str]) -> list[tuple[str, str, str]]:

@@ -36,7 +36,6 @@ _ABSTRACTION = re.compile(
 )
 _CAPABILITY_WORDS = ("support", "capabilit", "is_", "has_", "can_")
 _ABSTRACTION_WORDS = ("class", "abstract", "trait", "interface")
-_KERNEL_PATH = re.compile(r"(?:^|/)(?:kernels?|ops|csrc|triton\w*|cuda|hip|rocm)(?:/|_)", re.IGNORECASE)
 # Signs that an issue investigates rather than only reports: a cause, a bisection, numbers with units.
 # (A traceback or reproduction steps alone are an ordinary bug report.)
 _ANALYSIS_MARKERS = re.compile(
@@ -109,7 +108,6 @@ class Signals:
     capability_flags: tuple[str, ...]
     abstractions: tuple[str, ...]
     kernel_files: tuple[str, ...]
-    kernel_adjacent: tuple[str, ...]
     code_areas: tuple[str, ...]
     repeated_change_files: int
     cosmetic_only: bool  # every readable file changed only comments or whitespace
@@ -142,6 +140,10 @@ class Signals:
     exclusions: tuple[Located, ...] = ()  # the `!=` specifier lines themselves
     moved_code_lines: int = 0  # added lines of code that were removed elsewhere in the PR, or imports
     added_code_total: int = 0  # added non-blank, non-comment lines of code, tests and build files
+    new_tests: int = 0  # new test functions
+    kernel_edits: tuple[str, ...] = ()  # existing kernel files with added lines (kernel_files: new ones too)
+    new_file_code_lines: int = 0  # added lines of code in files the PR creates (not edits)
+    why_comments: int = 0  # added comment lines in code that say why (because, otherwise, to avoid ...)
 
     @property
     def files_total(self) -> int:
@@ -314,7 +316,6 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     capability: dict[str, str] = {}  # flag -> the file declaring it
     abstractions: dict[str, None] = {}
     kernel_files: list[str] = []
-    kernel_adjacent: list[str] = []
     areas: dict[str, None] = {}
     code_defs: list[Definition] = []
     removed_names: set[str] = set()  # definitions removed somewhere: one added elsewhere moved, it is not new
@@ -329,6 +330,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     exclusions: list[Located] = []
     bump_title = bool(_BUMP_TITLE.search(ctx.title))
     module_docs: list[tuple[str, str]] = []
+    why = 0
     for change in ctx.files:
         kind = kind_of[change.path]
         kinds[kind] += 1
@@ -367,6 +369,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         if kind in CODE_KINDS:
             if change.additions:
                 areas.setdefault(area_of(change.path), None)
+            why += sum(1 for line in plus if shapes.is_why_comment(line))
             for line in plus:
                 # cheap substring tests first: these regexes run on every added line of a huge PR
                 if any(w in line for w in _CAPABILITY_WORDS) and (m := _CAPABILITY.search(line)) \
@@ -381,8 +384,6 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                          for name, old, new in shapes.changed_defaults(plus, minus)]
         if kind is FileKind.KERNEL and change.additions:
             kernel_files.append(change.path)
-        elif kind is FileKind.SOURCE and _KERNEL_PATH.search(change.path) and change.additions:
-            kernel_adjacent.append(change.path)
         if kind in (FileKind.CONFIG, FileKind.BUILD) and shapes.is_version_change(plus, minus):
             version_files += 1
             exclusions += [Located(change.path, "", x.strip()) for x in plus if "!=" in x]
@@ -425,7 +426,6 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         capability_flags=tuple(shared_flags)[:5],
         abstractions=tuple(shared_abstractions)[:5],
         kernel_files=tuple(kernel_files),
-        kernel_adjacent=tuple(kernel_adjacent),
         code_areas=tuple(areas),
         repeated_change_files=repeated,
         cosmetic_only=readable_files > 0 and cosmetic_files == readable_files,
@@ -459,6 +459,12 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         moved_code_lines=moved_code,
         added_code_total=code_total,
         module_docs=tuple(module_docs),
+        kernel_edits=tuple(c.path for c in ctx.files if kind_of[c.path] is FileKind.KERNEL
+                           and c.status is FileStatus.MODIFIED and c.additions),
+        new_file_code_lines=sum(c.additions for c in ctx.files if kind_of[c.path] in CODE_KINDS
+                                and c.status is FileStatus.ADDED),
+        new_tests=sum(1 for t in test_defs if t.new and t.name.lower().startswith("test")),
+        why_comments=why,
     )
 
 

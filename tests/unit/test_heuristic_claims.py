@@ -1,0 +1,160 @@
+"""The verdict's reason states only what the diff shows: each claim is checked against added and removed lines.
+
+The checks here read the diff themselves (plain line tests, not the heuristic's detectors), on every
+real fixture of both development sets and on invented diffs of the shapes that misled it before:
+a guard widened (not removed), an image tag moved (not logic), a bump with code beside the pin.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from vllm_sets import fixture_contexts
+
+from readworthy.analyze.heuristic import heuristic_digest
+from readworthy.models import Coverage, FileChange, FileStatus, PRContext, Verdict
+
+_CLAIM_NAMES = re.compile(r"`([^`]+)`")
+_UNVERIFIED = ("kernel-level", "along an existing template", "applied more widely", "moving part of it elsewhere")
+
+
+def _file(path: str, added: list[str] = (), removed: list[str] = (), status: FileStatus = FileStatus.MODIFIED
+          ) -> FileChange:
+    lines = [f"-{x}" for x in removed] + [f"+{x}" for x in added]
+    patch = f"@@ -1,{len(removed)} +1,{len(added)} @@\n" + "\n".join(lines) if lines else None
+    return FileChange(path=path, status=status, additions=len(added), deletions=len(removed), patch=patch)
+
+
+def _lines(ctx: PRContext, sign: str, path: str | None = None) -> list[str]:
+    return [raw[1:] for f in ctx.files if path is None or f.path == path
+            for raw in (f.patch or "").split("\n") if raw.startswith(sign) and not raw.startswith(sign * 3)]
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _without_versions(line: str) -> str:
+    return re.sub(r"[0-9a-f]{7,40}|\d+", "#", _squash(line))
+
+
+def check_claims(ctx: PRContext, reason: str) -> list[str]:
+    """What the reason claims that the diff does not show (empty when every claim holds)."""
+    problems = [f"unverified wording {w!r}" for w in _UNVERIFIED if w in reason]
+    added, removed = _lines(ctx, "+"), _lines(ctx, "-")
+    added_text, removed_text = _squash("\n".join(added)), _squash("\n".join(removed))
+    paths = {f.path for f in ctx.files}
+    if m := re.search(r"removes a guard, `([^`]+)`", reason):
+        guard = _squash(m.group(1).rstrip("…"))
+        if guard not in removed_text:
+            problems.append(f"guard {guard!r} is not a removed line")
+        if any(_squash(x).startswith(guard) for x in added):
+            problems.append(f"guard {guard!r} is added back")
+    if m := re.search(r"changes the default of `([^`]+)` \((.+?) → (.+?)\)", reason):
+        name, old, new = m.groups()
+        if not any(name in x and old in x for x in removed) or not any(name in x and new in x for x in added):
+            problems.append(f"default {name} {old} -> {new} not in the diff")
+    if m := re.search(r"also changes logic \(([^)]*)\)", reason):
+        for base in _CLAIM_NAMES.findall(m.group(1)):
+            path = next(p for p in paths if p.rsplit("/", 1)[-1] == base)
+            plus = {_without_versions(x) for x in _lines(ctx, "+", path) if x.strip()}
+            minus = {_without_versions(x) for x in _lines(ctx, "-", path) if x.strip()}
+            if not plus ^ minus:
+                problems.append(f"{base}: only versions change, no logic")
+    if m := re.search(r"adds (\d[\d,]*) new definitions?", reason):
+        if not re.search(r"^\s*(?:(?:async\s+)?def|class|fn|pub\s+fn|struct|impl|trait|__global__|template)\b",
+                         "\n".join(added), re.MULTILINE):
+            problems.append("new definitions claimed, none added")
+    patch_text = "\n".join(f.patch or "" for f in ctx.files)
+    for key in ("adds capability flags", "backs the fix with a new test", "restructures an image build with new stages",
+                "refuses unsupported configurations loudly"):
+        if m := re.search(re.escape(key) + r" \(([^)]*)\)", reason):
+            for name in _CLAIM_NAMES.findall(m.group(1)):
+                # a refusal is named by the definition it sits in, which may be unchanged context
+                where = patch_text if key.startswith("refuses") else added_text
+                if name.rsplit(".", 1)[-1] not in where:
+                    problems.append(f"{key}: `{name}` is not in the diff")
+    if "refuses unsupported configurations loudly" in reason and not re.search(
+            r"raise |throw |CHECK\w*\(|panic!|bail!", added_text):
+        problems.append("a refusal is claimed but no raise/throw/check is added")
+    if m := re.search(r"read the shared files it changes: (.+?)\.$", reason):
+        for name in _CLAIM_NAMES.findall(m.group(1)):
+            if not any(p == name or p.endswith("/" + name) for p in paths):
+                problems.append(f"shared file {name} is not changed")
+    if m := re.search(r"is the new package `([^`]+)/`", reason):
+        if not any(f.path.startswith(m.group(1) + "/") and f.status is FileStatus.ADDED for f in ctx.files):
+            problems.append(f"no new files under {m.group(1)}")
+    if "no test" in reason and any(re.search(r"(?:^|/)tests?/|(?:^|/)test_[^/]*$", f.path) and f.additions
+                                   for f in ctx.files):
+        problems.append("'no test' but a test file gains lines")
+    if reason.startswith("Documentation only") and any(f.additions and not re.search(r"\.(?:md|rst|txt)$|(?:^|/)docs?/",
+                                                                                     f.path) for f in ctx.files):
+        problems.append("'documentation only' but non-docs files gain lines")
+    return problems
+
+
+@pytest.mark.vllm_fixtures
+@pytest.mark.parametrize("language", ["en"])
+def test_every_fixture_reason_states_only_what_its_diff_shows(vllm_fixture_sets: list[Path], language: str) -> None:
+    checked = 0
+    for number, ctx in fixture_contexts(vllm_fixture_sets):
+        reason = heuristic_digest(ctx, Coverage(), language).reason
+        assert not check_claims(ctx, reason), (number, reason, check_claims(ctx, reason))
+        checked += 1
+    assert checked >= 30
+
+
+def test_a_widened_guard_is_not_called_removed() -> None:
+    ctx = PRContext(title="[Kernel] Allow more GQA ratios", files=[_file("csrc/attention/gqa.cu", [
+        "  const int ratio = num_value_heads / num_key_heads;",
+        "  STD_TORCH_CHECK(ratio == 1 || ratio == 2 || ratio == 3 || ratio == 4 || ratio == 8,",
+        '                  "unsupported head ratio");',
+    ], [
+        '  STD_TORCH_CHECK(num_value_heads == 8 * num_key_heads, "only 8x heads are supported");',
+    ])])
+    reason = heuristic_digest(ctx, Coverage(), "en").reason
+    assert "removes a guard" not in reason, reason
+    assert not check_claims(ctx, reason)
+
+
+def test_a_guard_really_removed_is_named() -> None:
+    ctx = PRContext(title="Drop the startup check", files=[_file("engine/config/spec.py", ["    pass"], [
+        "    assert self.num_tokens >= self.block_size, 'too few speculative tokens'"])])
+    reason = heuristic_digest(ctx, Coverage(), "en").reason
+    assert "removes a guard, `assert self.num_tokens >= self.block_size" in reason, reason
+    assert not check_claims(ctx, reason)
+
+
+def test_an_image_tag_bump_is_not_logic() -> None:
+    ctx = PRContext(title="[CI] Bump the ROCm image to the August nightly", files=[
+        _file(".buildkite/scripts/run_rocm.sh", ['IMAGE="rocm/vllm-ci:nightly_20260801_6.4"'],
+              ['IMAGE="rocm/vllm-ci:nightly_20260701_6.3"']),
+        _file("tests/ci/images.py", ['ROCM_IMAGE = "rocm/vllm-ci:nightly_20260801_6.4"'],
+              ['ROCM_IMAGE = "rocm/vllm-ci:nightly_20260701_6.3"'])])
+    digest = heuristic_digest(ctx, Coverage(), "en")
+    assert "also changes logic" not in digest.reason, digest.reason
+    assert digest.verdict is Verdict.SKIP
+
+
+def test_a_bump_with_code_beside_the_pin_is_judged_by_that_code() -> None:
+    pins = [_file(f"requirements/{name}.txt", ["transformers >= 5.1.0"], ["transformers >= 5.0.0"])
+            for name in ("common", "cuda", "rocm", "tpu", "xpu", "cpu")]
+    code = _file("engine/transformers/multimodal.py", [
+        "        if self.processor_kwargs.get('do_pan_and_scan'):",
+        "            images = self._pan_and_scan(images)",
+        "        return self.processor(images, **self.processor_kwargs)",
+    ], ["        return self.processor(images)"])
+    digest = heuristic_digest(PRContext(title="Bump transformers to 5.1", files=[*pins, code]), Coverage(), "en")
+    assert "churn" not in digest.reason and "Only dependency" not in digest.reason, digest.reason
+    assert "also changes logic (`multimodal.py`)" in digest.reason, digest.reason
+    assert digest.verdict is not Verdict.SKIP
+
+
+def test_claims_checker_catches_an_untrue_reason() -> None:
+    ctx = PRContext(title="x", files=[_file("engine/a.py", ["    return 2"], ["    return 1"])])
+    assert check_claims(ctx, "It removes a guard, `assert x > 0`.")
+    assert check_claims(ctx, "Adds the new package along an existing template.")
+    assert check_claims(ctx, "It changes the default of `size` (1 → 2).")
+    assert not check_claims(ctx, "A 2-line code change with no test and no new definition: the title says what changed.")
