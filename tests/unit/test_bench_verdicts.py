@@ -107,3 +107,48 @@ def test_memory_bench_on_the_vllm_prs(vllm_fixtures: Path) -> None:
     assert [line.split("  ")[0] for line in held_out[:3]] == ["without memory", "with memory", "shuffled control"]
     assert "over 3 more seeded splits" in text
     assert "teams whose taste differs" in text and "each over 2 seeded splits" in text
+
+
+# --------------------------------------------------------------------------- the reading-value model's fit
+
+fv = load_bench("fit_verdicts")
+cv = load_bench("verdict_cv")
+
+
+def test_the_fit_learns_which_way_a_fact_points() -> None:
+    rows, labels = [], []
+    for i in range(30):  # `value` rises with the verdict, `noise` does not
+        label = ("skip", "skim", "deep-read")[i % 3]
+        rows.append({"value": float(i % 3) + (i % 5) * 0.1, "noise": float((i * 7) % 4)})
+        labels.append(label)
+    model = fv.fit(rows, labels, 1.0)
+    assert model.weights["value"] > 1.0 > abs(model.weights["noise"])
+    assert model.cuts[0] < model.cuts[1]
+    assert [fv.predict(model, {"value": v, "noise": 1.0})[0] for v in (0.0, 1.0, 2.0)] == ["skip", "skim", "deep-read"]
+    probs = fv.predict(model, {"value": 1.0, "noise": 2.0})[2]
+    assert sum(probs.values()) == pytest.approx(1.0)
+
+
+def test_folds_and_the_held_out_split_are_seeded_disjoint_and_whole() -> None:
+    numbers = list(range(100, 162))
+    parts = cv.folds(numbers, 10, 24)
+    assert sorted(n for p in parts for n in p) == numbers and len(parts) == 10
+    assert parts == cv.folds(list(reversed(numbers)), 10, 24) != cv.folds(numbers, 10, 25)
+    held = cv.held_out(numbers)
+    assert len(held) == 20 and held == cv.held_out(list(reversed(numbers))) and set(held) <= set(numbers)
+
+
+def test_the_shipped_weights_are_the_fit_on_the_development_sets(vllm_fixture_sets: list[Path]) -> None:
+    """verdict_weights.py holds what bench/fit_verdicts.py --write fits now: a feature changed without a
+    refit would ship weights measured on other facts."""
+    from readworthy.analyze.heuristic import verdict_weights
+
+    if len(vllm_fixture_sets) < 2:
+        pytest.skip("the weights are fitted on both development sets")
+    labels = vd.load_all_labels(vllm_fixture_sets)
+    cases = [c for c in cv.load_cases(vllm_fixture_sets, labels) if c.features is not None]
+    model, _ = fv.fit_selected([c.features for c in cases], [c.label for c in cases])
+    assert set(model.weights) == set(verdict_weights.WEIGHTS)
+    for name, weight in model.weights.items():
+        assert weight == pytest.approx(verdict_weights.WEIGHTS[name], abs=2e-3), name
+    assert model.cuts == pytest.approx(verdict_weights.CUTS, abs=2e-3)

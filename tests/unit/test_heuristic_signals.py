@@ -193,3 +193,24 @@ def test_audience_is_the_owners_of_the_code_not_of_the_tests() -> None:
     assert _digest("Pack the queue", files).audience == ["`engine/sched/`"]
     ci = _digest("CI diagnostics", [_file(".buildkite/scripts/run.sh", ["collect() {", "  dmesg", "}"])])
     assert ci.audience == ["`.buildkite/scripts/`"]
+
+
+def test_a_textbook_multi_stage_dockerfile_is_not_deep_read() -> None:
+    dockerfile = ["FROM node:20 AS deps", "WORKDIR /app", "COPY package*.json ./", "RUN npm ci",
+                  "FROM deps AS build", "COPY . .", "RUN npm run build",
+                  "FROM nginx:1.27", "COPY --from=build /app/dist /usr/share/nginx/html"]
+    new = _digest("Add a Dockerfile for the web app", [_file("web/Dockerfile", dockerfile, status=FileStatus.ADDED)])
+    converted = _digest("Use a multi-stage build for the web app", [_file(
+        "web/Dockerfile", dockerfile, ["FROM node:20", "WORKDIR /app", "COPY . .", "RUN npm ci && npm run build"])])
+    for digest in (new, converted):
+        assert digest.verdict is not Verdict.DEEP_READ, digest.reason
+        assert "restructures an image build" not in digest.reason
+
+
+def test_new_stages_inserted_into_an_existing_stage_graph_are_named() -> None:
+    patch = ("@@ -1,6 +1,9 @@\n FROM python:3.12 AS base\n RUN pip install -r requirements.txt\n"
+             "+FROM base AS test-deps\n+COPY requirements/test.txt .\n+RUN pip install -r test.txt\n"
+             " FROM base AS wheel\n COPY . .\n-FROM wheel AS test\n+FROM test-deps AS test\n+COPY --from=wheel /dist /dist\n")
+    change = FileChange(path="docker/Dockerfile", status=FileStatus.MODIFIED, additions=6, deletions=1, patch=patch)
+    digest = _digest("[Docker] Cache test dependencies before the wheel", [change])
+    assert "restructures an image build with new stages (`test-deps`)" in digest.reason, digest.reason

@@ -90,3 +90,23 @@ def test_on_the_real_prs_a_confident_skip_is_labelled_skip(vllm_fixture_sets: li
         if label["verdict"] == "deep-read":
             assert t.verdict is not Verdict.SKIP, (label["pr"], t)
     assert confident >= 3  # lock refreshes, pins, binary and empty PRs are among them
+
+
+def test_verdict_probabilities_are_ordered_by_the_reading_value() -> None:
+    from readworthy.analyze.heuristic.verdict_model import ordinal_probabilities
+
+    cuts = (-1.0, 1.0)
+    low, mid, high = (ordinal_probabilities(z, cuts) for z in (-4.0, 0.0, 4.0))
+    for probs in (low, mid, high):
+        assert sum(probs.values()) == pytest.approx(1.0) and min(probs.values()) >= 0.0
+    assert max(low, key=low.__getitem__) is Verdict.SKIP
+    assert max(mid, key=mid.__getitem__) is Verdict.SKIM
+    assert max(high, key=high.__getitem__) is Verdict.DEEP_READ
+
+
+def test_a_skip_needs_a_clear_majority() -> None:
+    from readworthy.analyze.heuristic.analyzer import decide
+
+    assert decide({Verdict.SKIP: 0.55, Verdict.SKIM: 0.35, Verdict.DEEP_READ: 0.10}) is Verdict.SKIM
+    assert decide({Verdict.SKIP: 0.90, Verdict.SKIM: 0.08, Verdict.DEEP_READ: 0.02}) is Verdict.SKIP
+    assert decide({Verdict.SKIP: 0.05, Verdict.SKIM: 0.40, Verdict.DEEP_READ: 0.55}) is Verdict.DEEP_READ

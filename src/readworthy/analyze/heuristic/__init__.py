@@ -2,6 +2,8 @@
 a failed call, `readworthy local` offline). Labelled as such in every comment.
 
     analyzer.py     heuristic_digest / heuristic_analysis: the verdict, the reason, the guide
+    verdict_model.py  the reading-value model: general facts weighed into the verdict's probabilities
+    verdict_weights.py  its fitted constants (bench/fit_verdicts.py --write)
     signals.py      what it measures about a PR (kinds of change, sizes, guards, moves, security words)
     definitions.py  the definitions a diff adds or changes, with their comments
     centre.py       which of them the rest of the diff depends on (where to start reading)

@@ -276,7 +276,8 @@ def _findings(sig: Signals, est: Estimate, language: str) -> list[Finding]:
         if weight > 0 and key in available and key not in keys:
             keys.append(key)
     shown = [available[k] for k in keys[:3]]
-    if len(shown) < 2:
+    has_code = sig.added_code_lines + sig.deleted_code_lines - sig.deleted_test_lines > 0
+    if not shown or len(shown) < 2 and has_code:  # a line count says little next to what the change does
         shown.append(_size(sig))
     return shown
 

@@ -282,10 +282,14 @@ def security_words(title: str, prose: Iterable[str], code_lines: Iterable[str]) 
     return list(found)
 
 
-def build_stages(added: list[str], removed: list[str]) -> list[str]:
+def build_stages(added: list[str], removed: list[str], kept: Sequence[str] = ()) -> list[str]:
     """New image build stages (`FROM x AS name`) that other added lines build on (`FROM name`,
-    `--from=name`): a change to how the image is layered, not one more stage at the end."""
-    before = {m.group(1) for m in map(_BUILD_STAGE.match, removed) if m}
+    `--from=name`), inserted into a build that already had named stages (in its `kept` context or
+    removed lines): an existing stage graph layered anew. Turning a one-stage file into the familiar
+    build-then-runtime pair is not that."""
+    before = {m.group(1) for m in map(_BUILD_STAGE.match, [*removed, *kept]) if m}
+    if not before:
+        return []
     new = [m.group(1) for m in map(_BUILD_STAGE.match, added) if m and m.group(1) not in before]
     used = {m.group(1) for line in added for m in _BUILD_USE.finditer(line)}
     return [name for name in new if name in used]

@@ -390,7 +390,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         elif bump_title and kind not in MECHANICAL_KINDS and shapes.logic_lines(plus, minus):
             hidden.append(change.path)
         if kind is FileKind.BUILD and change.status is FileStatus.MODIFIED:
-            stages += shapes.build_stages(plus, minus)
+            kept = [x[1:] for x in (change.patch or "").split("\n") if x.startswith(" ")]
+            stages += shapes.build_stages(plus, minus, kept)
     facts.sort(key=lambda r: (-r.value, -len(r.definitions), -r.change.additions, r.change.path))
     substantive = sum(n for k, n in kinds.items() if k not in MECHANICAL_KINDS)
     test_paths = frozenset(c.path for c in ctx.files if kind_of[c.path] is FileKind.TEST)
