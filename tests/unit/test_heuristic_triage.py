@@ -59,7 +59,7 @@ def test_a_lock_file_refresh_is_a_confident_skip() -> None:
 
 def test_an_interface_with_a_capability_check_is_not_skipped_and_ranks_first() -> None:
     interface, fix, lock = triage(_interface()), triage(_small_fix()), triage(_lock_only())
-    assert interface.verdict is Verdict.DEEP_READ and not interface.confident_skip
+    assert interface.verdict is not Verdict.SKIP and not interface.confident_skip
     assert interface.score > fix.score > lock.score
 
 

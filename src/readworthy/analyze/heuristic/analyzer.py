@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ...memory.profile import change_profile
 from ...memory.similar import weigh
 from ...memory.words import describe
-from ...models import CorrectionMatch, Coverage, Digest, PRContext, TasteUse, Verdict
+from ...models import CorrectionMatch, Coverage, Digest, FileStatus, PRContext, TasteUse, Verdict
 from ...pack.classify import FileKind
 from .guide import design_points, headline_of, skip_points, start_reading
 from .readers import audience, discussion_summary, issue_findings, open_items, related
@@ -166,15 +166,30 @@ def _rubric(sig: Signals, verdict: Verdict) -> Verdict:
     """The verdict after the rubric's rules for what a diff alone cannot show (the labelled PRs carry no
     discussion or issues, so these are not fitted): a root-cause analysis in a linked issue makes a
     PR deep-read; a security change with a new check is deep-read, any security change at least skim;
-    a long review discussion and a debate (changes requested, two or more people) each raise it a level."""
+    a model drop that edits shared code and a tests-only PR bringing a new testing technique are at least
+    skim; a long review discussion and a debate (changes requested, two or more people) each raise it a level."""
     if sig.analysed_issues or (sig.security and sig.fail_fast):
         return Verdict.DEEP_READ
     level = _ORDER.index(verdict)
-    if sig.security:
+    if sig.security or _drop_with_shared_edits(sig) or _new_test_technique(sig):
         level = max(level, 1)
     level += (sig.discussion.comments >= 25) + bool(sig.discussion.changes_requested
                                                     and len(sig.discussion.participants) >= 2)
     return _ORDER[min(level, 2)]
+
+
+def _drop_with_shared_edits(sig: Signals) -> bool:
+    """Most of the added code is a new package of its own and it also edits shared code: the rubric's
+    model drop, a skim of the shared pieces it changes (never a skip, however routine the rest)."""
+    return bool(sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE and sig.shared_edits)
+
+
+def _new_test_technique(sig: Signals) -> bool:
+    """A tests-only PR that adds a test module with its own technique (fixtures, parametrisation, an
+    oracle): the rubric's borrowable testing idea, a skim."""
+    new_test_file = any(r.kind is FileKind.TEST and r.change.status is FileStatus.ADDED for r in sig.ranked)
+    return (new_test_file and sig.test_techniques >= 2 and bool(sig.kinds.get(FileKind.TEST))
+            and sig.only(FileKind.TEST, *_SUPPORT_KINDS))
 
 
 def _guard_matters(sig: Signals) -> bool:

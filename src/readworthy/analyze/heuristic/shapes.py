@@ -81,6 +81,22 @@ def diff_lines(patch: str | None) -> tuple[list[str], list[str]]:
     return added, removed
 
 
+# A test that sets up a technique: a fixture, a parametrisation, a comparison against a reference.
+_TEST_TECHNIQUE = re.compile(r"^\s*@pytest\.(?:fixture|mark\.parametrize)\b|\b(?:assert_close|allclose|assert_allclose|"
+                             r"assert_array_equal|hypothesis|@given|ref_\w+\(|reference_\w+\()|#\[test_case|\bt\.Run\(")
+_DOC_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S|^\s*[=-]{3,}\s*$|^\s*\.\. \w+::")
+
+
+def is_test_technique(line: str) -> bool:
+    """A test line that sets up a reusable technique (fixture, parametrisation, oracle)."""
+    return bool(_TEST_TECHNIQUE.search(line))
+
+
+def is_doc_heading(line: str) -> bool:
+    """A Markdown or reStructuredText heading: a new section of a page."""
+    return bool(_DOC_HEADING.match(line))
+
+
 def is_why_comment(line: str) -> bool:
     """A comment line that gives a reason ("because", "to avoid", "otherwise" ...)."""
     return bool(COMMENT_LINE.match(line)) and bool(_WHY.search(line))

@@ -144,6 +144,8 @@ class Signals:
     kernel_edits: tuple[str, ...] = ()  # existing kernel files with added lines (kernel_files: new ones too)
     new_file_code_lines: int = 0  # added lines of code in files the PR creates (not edits)
     why_comments: int = 0  # added comment lines in code that say why (because, otherwise, to avoid ...)
+    test_techniques: int = 0  # added test lines that set up a technique: a fixture, a parametrisation, an oracle
+    doc_headings: int = 0  # headings added to docs: new sections, not edits of a line
 
     @property
     def files_total(self) -> int:
@@ -330,7 +332,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     exclusions: list[Located] = []
     bump_title = bool(_BUMP_TITLE.search(ctx.title))
     module_docs: list[tuple[str, str]] = []
-    why = 0
+    why = techniques = headings = 0
     for change in ctx.files:
         kind = kind_of[change.path]
         kinds[kind] += 1
@@ -366,6 +368,10 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         if kind not in MECHANICAL_KINDS and kind not in (FileKind.DELETED, FileKind.RENAMED):
             readable_files += 1
             cosmetic_files += shapes.is_cosmetic(change.path, plus, minus)
+        if kind is FileKind.TEST:
+            techniques += sum(1 for line in plus if shapes.is_test_technique(line))
+        elif kind is FileKind.DOCS:
+            headings += sum(1 for line in plus if shapes.is_doc_heading(line))
         if kind in CODE_KINDS:
             if change.additions:
                 areas.setdefault(area_of(change.path), None)
@@ -466,6 +472,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                                 and c.status is FileStatus.ADDED),
         new_tests=sum(1 for t in test_defs if t.new and t.name.lower().startswith("test")),
         why_comments=why,
+        test_techniques=techniques,
+        doc_headings=headings,
     )
 
 

@@ -62,6 +62,9 @@ def features(sig: Signals) -> dict[str, float]:
         # a fix explained: a new test exercising changed code, comments saying why
         "regression_test": float(bool(sig.regression_tests)),
         "why_comments": _log(sig.why_comments),
+        # tests that set up a technique (fixtures, parametrisation, an oracle); docs that add sections
+        "test_techniques": _log(sig.test_techniques),
+        "doc_headings": _log(sig.doc_headings),
         "fix_with_tests": float(sig.fix_title) * _log(sig.added_test_lines),
         # a self-contained drop: the share of the added code that sits in brand-new directories
         "new_package_share": sig.new_package_share,
@@ -80,8 +83,8 @@ GUARD_CONTEXT_LINES = 200  # a PR deleting more than this is a removal; its guar
 RUBRIC_PRIOR: Mapping[str, float] = {
     "interface": 1.0, "capability": 1.0, "fail_fast": 1.0, "kernel": 1.0, "kernel_edit": 1.0, "build_stages": 1.0,
     "removed_guard": 1.0, "changed_default": 1.0, "regression_test": 1.0, "fix_with_tests": 1.0,
-    "why_comments": 1.0, "new_definitions": 1.0,
-    "tests_only": -1.0, "docs_only": -1.0, "deletion_share": -1.0, "new_package_share": -1.0,
+    "why_comments": 1.0, "new_definitions": 1.0, "test_techniques": 1.0, "doc_headings": 1.0,
+    "tests_only": -1.0, "docs_only": -1.0, "deletion_share": -1.0,
 }
 
 
