@@ -116,6 +116,9 @@ def test_a_model_drop_names_the_shared_code_it_changes_first(language: str) -> N
     assert "vllm/model_executor/layers/linear.py::QKVParallelLinearWithIndexer" in refs
     assert "vllm/config/vllm.py" in refs
     assert "tinyllm" not in refs  # the new model's own files are not the shared code
+    # nor are its docstrings design points: a reader outside the model reads the shared code
+    assert not any("tinyllm/" in r for d in digest.decisions for r in d.references), _text(digest.decisions)
+    assert any("VllmConfig.__post_init__" in r for d in digest.decisions for r in d.references)
 
 
 TESTS_ONLY = _added("tests/kernels/test_block_copy.py", [

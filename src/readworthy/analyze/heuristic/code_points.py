@@ -34,6 +34,7 @@ _GATE_NAME = re.compile(r"^_*(?:can_\w+|supports?_\w+|\w*_supported|is_supported
                         re.IGNORECASE)
 _REFUSES = re.compile(r"^\s*(?:return\s+(?:False|false|None|\"|'|f\"|f')|raise\b|throw\b|bail!|return\s+Err)")
 _WS = re.compile(r"\s+")
+_OPEN_END = re.compile(r"(?:&&|\|\||\band|\bor|[-+*/%,\\(&|^<>=!])\s*$")
 # Code no other reader builds on: benchmarks, examples, scripts.
 _NOT_SHARED = re.compile(r"(?:^|/)(?:benchmarks?|examples?|scripts?|tools|docs?)/")
 SMALL_REPLACEMENT = 3  # lines on each side: a check rewritten in place, not a block rewritten
@@ -70,8 +71,8 @@ def _shape(line: str) -> tuple[str, str] | None:
             cond = _first_argument(cond)
         elif pattern is _IF and cond.startswith("(") and cond.endswith(")") and _balanced(cond[1:-1]):
             cond = cond[1:-1].strip()  # `if (cond) {`
-        # a condition that goes on over the next lines (`if (a and`) is not one to quote
-        if len(cond.strip("() ")) >= 3 and _balanced(cond):
+        # a condition that goes on over the next lines (`if (a and`, `a &&`) is not one to quote
+        if len(cond.strip("() ")) >= 3 and _balanced(cond) and not _OPEN_END.search(cond):
             kw = _WS.sub(" ", m.group("kw"))
             return ("if" if kw in ("if", "elif", "else if") else kw), cond
     return None
@@ -137,6 +138,7 @@ def replacements(patch: str, path: str) -> list[Replacement]:
             if new is None:
                 continue
             new_body, body_kept = _body(lines, j, "+")
+            candidates = []
             for k in range(first, start):
                 old_text = lines[k][1:]
                 old = _shape(old_text)
@@ -147,20 +149,25 @@ def replacements(patch: str, path: str) -> list[Replacement]:
                 if new[0] in ("if", "while", "unless") and not (body_kept or _same(old_body, new_body)):
                     continue
                 small = start - first <= SMALL_REPLACEMENT and i - start <= SMALL_REPLACEMENT
-                if new[0] not in ("if", "while", "unless") and not (_shares_name(old[1], new[1]) or small):
+                likeness = _likeness(old[1], new[1])
+                if new[0] not in ("if", "while", "unless") and not (likeness or small):
                     continue  # two unrelated checks in a rewritten block
+                candidates.append((likeness, -k, k, old))
+            if candidates:  # the most alike of the removed ones (a rewritten block holds several)
+                _, _, k, old = max(candidates)
                 used.add(k)
                 out.append(Replacement(path, new[0], old[1], new[1], text, new_body if new[0] == "if" else ""))
-                break
     return out
 
 
 _KEYWORDS = frozenset({"and", "or", "not", "is", "in", "None", "True", "False", "self", "this", "nullptr", "null"})
 
 
-def _shares_name(a: str, b: str) -> bool:
+def _likeness(a: str, b: str) -> float:
+    """The share of names two conditions have in common (Jaccard over identifiers)."""
     names = [set(re.findall(r"[A-Za-z_]\w{2,}", x)) - _KEYWORDS for x in (a, b)]
-    return bool(names[0] & names[1])
+    both = names[0] | names[1]
+    return len(names[0] & names[1]) / len(both) if both else 0.0
 
 
 def _indent(text: str) -> int:

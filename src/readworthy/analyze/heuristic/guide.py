@@ -32,7 +32,7 @@ from .authors import (
     split_lead,
 )
 from .centre import RankedDefinition
-from .code_points import CodePoint, condition_points, gate_points, interface_points, shared_points
+from .code_points import CodePoint, condition_points, gate_points, interface_points, own_files, shared_points
 from .kind_points import kind_points, new_tests
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .wording import phrase
@@ -196,11 +196,16 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
         return by_kind
     paths = [f.path for f in ctx.files]
     tidy = QuoteTidier(ctx)
-    code = [*shared_points(ctx, sig, language), *interface_points(ctx, sig, language), *gate_points(sig, language),
+    shared = shared_points(ctx, sig, language)
+    # a model drop (most added code in new files of its own): what a reader outside it must see is the
+    # shared code it changes, not the new code's own docstrings
+    own = own_files(ctx, sig) if shared else set()
+    code = [*shared, *interface_points(ctx, sig, language), *gate_points(sig, language),
             *condition_points(sig, language)]
     items: list[tuple[float, str, Passage | CodePoint]] = [(p.weight, p.anchor.reference, p)
                                                            for p in design_passages(ctx, sig)]
     items += [(c.weight, c.anchor.reference, c) for c in code]
+    items = [x for x in items if x[2] in shared or x[2].anchor.definition.path not in own]
     items.sort(key=lambda x: -x[0])
     chosen: list[tuple[str, Passage | CodePoint]] = []
     per_anchor: Counter[str] = Counter()
