@@ -326,14 +326,15 @@ def interface_points(ctx: PRContext, sig: Signals, language: str) -> list[CodePo
     return out[:2]
 
 
-def own_files(ctx: PRContext, sig: Signals) -> set[str]:
+def own_files(sig: Signals) -> set[str]:
     """The new code's own files: the new files that carry its name. Its names are the first component of
     each new package, and the largest new code file's name, that no other existing code path uses
     (`kimi_k3` of `vllm/models/kimi_k3/`; `vllm` and `models` are everybody's)."""
     kinds = {f.change.path: f.kind for f in sig.ranked}
-    added = [f for f in ctx.files if f.status is FileStatus.ADDED]
+    changes = [f.change for f in sig.ranked]
+    added = [f for f in changes if f.status is FileStatus.ADDED]
     home = _common_dir(list(sig.new_packages))
-    taken = {part for f in ctx.files if f.status is not FileStatus.ADDED and kinds.get(f.path) in CODE_KINDS
+    taken = {part for f in changes if f.status is not FileStatus.ADDED and kinds.get(f.path) in CODE_KINDS
              and not (home and f.path.startswith(home + "/")) for part in _parts(f.path)}
     names = [next((x for x in package.split("/") if x not in taken and len(x) >= 4), "")
              for package in sig.new_packages]
@@ -372,15 +373,24 @@ def _parts(path: str) -> list[str]:
     return [*parts[:-1], parts[-1].split(".", 1)[0]]
 
 
-def shared_points(ctx: PRContext, sig: Signals, language: str) -> list[CodePoint]:
-    """When most added code is in new files: the existing (and new shared) code it changes beside them."""
-    kinds = {f.change.path: f.kind for f in sig.ranked}
-    code = [f for f in ctx.files if kinds.get(f.path) in CODE_KINDS]
-    own = own_files(ctx, sig)
+def model_files(sig: Signals) -> set[str]:
+    """The new code's own files when it is a drop of new code (more than one new file of its own holding
+    most of the added code: a model, a backend, a plugin), else nothing."""
+    code = [f.change for f in sig.ranked if f.kind in CODE_KINDS]
+    own = own_files(sig)
     total = sum(f.additions for f in code)
     own_code = [f for f in code if f.path in own]
     if len(own_code) < 2 or sum(f.additions for f in own_code) <= NEW_CODE_MAJORITY * total:
+        return set()
+    return own
+
+
+def shared_points(sig: Signals, language: str) -> list[CodePoint]:
+    """When most added code is in new files: the existing (and new shared) code it changes beside them."""
+    own = model_files(sig)
+    if not own:
         return []
+    code = [f.change for f in sig.ranked if f.kind in CODE_KINDS]
     shared = [f for f in code if f.path not in own and not _NOT_SHARED.search(f.path)]
     best: dict[str, RankedDefinition] = {}
     for r in sig.centre:

@@ -32,7 +32,7 @@ from .authors import (
     split_lead,
 )
 from .centre import RankedDefinition
-from .code_points import CodePoint, condition_points, gate_points, interface_points, own_files, shared_points
+from .code_points import CodePoint, condition_points, gate_points, interface_points, model_files, shared_points
 from .kind_points import kind_points, new_tests
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .wording import phrase
@@ -196,10 +196,10 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
         return by_kind
     paths = [f.path for f in ctx.files]
     tidy = QuoteTidier(ctx)
-    shared = shared_points(ctx, sig, language)
+    shared = shared_points(sig, language)
     # a model drop (most added code in new files of its own): what a reader outside it must see is the
     # shared code it changes, not the new code's own docstrings
-    own = own_files(ctx, sig) if shared else set()
+    own = model_files(sig) if shared else set()
     code = [*shared, *interface_points(ctx, sig, language), *gate_points(sig, language),
             *condition_points(sig, language)]
     items: list[tuple[float, str, Passage | CodePoint]] = [(p.weight, p.anchor.reference, p)
@@ -291,9 +291,9 @@ def skip_points(sig: Signals, language: str) -> list[Decision]:
 
 def start_reading(sig: Signals, title: str = "") -> list[str]:
     """The centre of the PR, then the test that names what the PR is about, then the next central
-    definitions in other files, then further definitions of the same files, then the other readable
-    files; with no definitions, the readable files; with none of those, the files that change (a skip
-    still says what it is about)."""
+    definitions in other files, then further definitions of the same files, then the PR's other new
+    tests and readable files; with no definitions, the readable files (a tests-only PR: its new
+    tests); with none of those, the files that change (a skip still says what it is about)."""
     out: list[str] = []
     tests: set[str] = set()
     per_file: Counter[str] = Counter()
