@@ -194,7 +194,7 @@ def test_abstract_types_are_read_from_the_diff_including_the_hunk_header() -> No
 
 
 def test_areas_are_the_directories_that_hold_most_of_the_change() -> None:
-    weights = {"vllm/model_executor/layers/fused_moe/layer.py": 400, "vllm/model_executor/layers/fused_moe/config.py": 90,
-               "vllm/model_executor/models/llama.py": 10, "vllm/lora/layers/base.py": 30, "vllm/lora/utils.py": 5,
-               "vllm/envs.py": 3}
+    weights = {"vllm/model_executor/layers/fused_moe/layer.py": 400,
+               "vllm/model_executor/layers/fused_moe/config.py": 90, "vllm/model_executor/models/llama.py": 10,
+               "vllm/lora/layers/base.py": 30, "vllm/lora/utils.py": 5, "vllm/envs.py": 3}
     assert areas_of(weights) == ["vllm/model_executor/layers/fused_moe/", "vllm/lora/layers/", "vllm/"]
