@@ -52,7 +52,12 @@ def test_the_published_figures() -> None:
     assert (r1.input_tokens, r1.output_tokens, r1.per_day, r1.concurrent, r1.offered) == (4_000, 4_000, 8, 1, True)
 
 
-def test_a_tier_not_offered_on_the_plan_says_so_and_keeps_the_request_shape() -> None:
+def test_a_tier_not_offered_on_the_plan_says_so_and_keeps_the_request_shape(
+        caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        free = limits_for("openai/o3-mini", "free")
+    assert "does not offer 'openai/o3-mini'" in caplog.text and "github-models-plan" in caplog.text
+    assert not free.offered
     free = limits_for("openai/o4-mini", "free")
     pro = limits_for("openai/o4-mini", "pro")
     assert not free.offered and free.per_day == 0 and pro.offered and pro.per_day == 12

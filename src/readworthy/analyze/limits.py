@@ -112,6 +112,7 @@ _TIER_PATTERNS = tuple((re.compile(rf"^(?:{pattern})$"), tier) for pattern, tier
 _DATE_SUFFIX = re.compile(r"(-\d{4}-\d{2}-\d{2}|-\d{4})$")  # gpt-4.1-mini-2025-04-14, o1-mini-2024
 OVERRIDABLE = tuple(f.name for f in fields(ModelLimits) if f.type in ("int", int))
 _warned: set[str] = set()
+_warned_plans: set[tuple[str, str]] = set()
 
 
 def model_key(model: str) -> str:
@@ -147,6 +148,10 @@ def limits_for(model: str, plan: str = DEFAULT_PLAN, overrides: Mapping[str, int
         offered = day != _NA
         if not offered:  # shape and pace requests as on the first plan that offers the tier; none a day
             inp, out, minute, _, concurrent = next(row[p] for p in PLANS if row[p][3] != _NA)
+            if (model, plan) not in _warned_plans:
+                _warned_plans.add((model, plan))
+                log.warning("GitHub Models: GitHub's table does not offer %r (%s tier) on Copilot %s; if the "
+                            "account has it, set `github-models-plan`", model, tier, plan.capitalize())
         limits = ModelLimits(tier, inp, out, minute, day, concurrent, plan, offered=offered)
     return with_overrides(limits, overrides or {})
 
