@@ -257,9 +257,9 @@ _SOURCE_NAMES = {
     "github_models_url": "READWORTHY_GITHUB_MODELS_URL",
     "model_timeout": "model-timeout / --model-timeout",
     "github_models": "github-models / READWORTHY_GITHUB_MODELS",
-    "github_models_plan": "github-models-plan",
-    "github_models_limits": "github-models-limits",
-    "github_models_paid": "github-models-paid",
+    "github_models_plan": "github-models-plan / READWORTHY_GITHUB_MODELS_PLAN",
+    "github_models_limits": "github-models-limits / READWORTHY_GITHUB_MODELS_LIMITS",
+    "github_models_paid": "github-models-paid / READWORTHY_GITHUB_MODELS_PAID",
 }
 
 
@@ -281,13 +281,18 @@ def _switch(raw: str | None, name: str) -> bool | None:
 
 def model_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
     """The openai SDK's own conventions (OPENAI_API_KEY, OPENAI_BASE_URL) and GitHub Models' switches
-    (READWORTHY_GITHUB_MODELS=false turns it off, READWORTHY_GITHUB_MODELS_URL points it elsewhere)."""
+    (READWORTHY_GITHUB_MODELS=false turns it off, READWORTHY_GITHUB_MODELS_URL points it elsewhere; from a
+    terminal READWORTHY_GITHUB_MODELS_PLAN, _LIMITS and _PAID are the action's github-models-* inputs)."""
     env = os.environ if environ is None else environ
     return {
         "openai_api_key": env.get("OPENAI_API_KEY") or None,
         "openai_base_url": env.get("OPENAI_BASE_URL") or None,
         "github_models": _switch(env.get("READWORTHY_GITHUB_MODELS"), "READWORTHY_GITHUB_MODELS"),
         "github_models_url": env.get("READWORTHY_GITHUB_MODELS_URL") or None,
+        "github_models_plan": env.get("READWORTHY_GITHUB_MODELS_PLAN") or None,
+        "github_models_limits": _limits_table(env.get("READWORTHY_GITHUB_MODELS_LIMITS", ""),
+                                              "READWORTHY_GITHUB_MODELS_LIMITS"),
+        "github_models_paid": _switch(env.get("READWORTHY_GITHUB_MODELS_PAID"), "READWORTHY_GITHUB_MODELS_PAID"),
     }
 
 
@@ -386,7 +391,7 @@ def _price_table(raw: str) -> dict[str, tuple[float, float]] | None:
     return table
 
 
-def _limits_table(raw: str) -> dict[str, int] | None:
+def _limits_table(raw: str, name: str = "input github-models-limits") -> dict[str, int] | None:
     if not raw:
         return None
     try:
@@ -396,7 +401,7 @@ def _limits_table(raw: str) -> dict[str, int] | None:
         return {str(k): v for k, v in data.items()}
     except (ValueError, TypeError):
         raise ConfigError(
-            'input github-models-limits: expected a JSON object like {"input_tokens": 16000, "concurrent": 4}'
+            f'{name}: expected a JSON object like {{"input_tokens": 16000, "concurrent": 4}}'
         ) from None
 
 

@@ -111,3 +111,18 @@ def test_settings_apply_the_plan_the_overrides_and_the_inputs() -> None:
         action_settings({"github-models-limits": '{"concurrent": -1}'}, {"GITHUB_TOKEN": TOKEN})
     with pytest.raises(ConfigError, match="github-models-plan"):
         action_settings({"github-models-plan": "team"}, {"GITHUB_TOKEN": TOKEN})
+
+
+def test_a_terminal_sets_the_same_through_the_environment() -> None:
+    from readworthy.config import terminal_settings
+
+    settings = terminal_settings({"model": "gpt-4.1"}, {
+        "GITHUB_TOKEN": TOKEN, "READWORTHY_GITHUB_MODELS_PLAN": "enterprise",
+        "READWORTHY_GITHUB_MODELS_LIMITS": '{"concurrent": 3}', "READWORTHY_GITHUB_MODELS_PAID": "true"})
+    limits = settings.model_limits
+    assert limits is not None and (limits.input_tokens, limits.concurrent) == (16_000, 3)
+    assert settings.github_models_paid
+    with pytest.raises(ConfigError, match="READWORTHY_GITHUB_MODELS_LIMITS"):
+        terminal_settings({}, {"GITHUB_TOKEN": TOKEN, "READWORTHY_GITHUB_MODELS_LIMITS": "nope"})
+    with pytest.raises(ConfigError, match="READWORTHY_GITHUB_MODELS_PLAN"):
+        terminal_settings({}, {"GITHUB_TOKEN": TOKEN, "READWORTHY_GITHUB_MODELS_PLAN": "team"})
