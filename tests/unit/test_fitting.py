@@ -31,6 +31,12 @@ def test_with_only_the_reserve_the_correction_goes_alone_and_fits_it() -> None:
     assert messages_tokens(turn, COUNTER) <= REPAIR_RESERVE_TOKENS
 
 
+def test_a_problem_dense_in_tokens_is_cut_to_the_reserve() -> None:
+    dense = "{[<|>]}#" * 40  # many tokens per character, clipped at 240 characters
+    turn = repair_turn(REJECTED, dense, REPAIR_RESERVE_TOKENS, COUNTER)
+    assert [m["role"] for m in turn] == ["user"] and messages_tokens(turn, COUNTER) <= REPAIR_RESERVE_TOKENS
+
+
 def test_no_known_limit_keeps_the_old_length_clip() -> None:
     turn = repair_turn("x" * 10_000, PROBLEM, None, COUNTER)
     assert len(turn[0]["content"]) == 6_000 and turn[1]["role"] == "user"

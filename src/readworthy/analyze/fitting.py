@@ -28,11 +28,14 @@ SHRINK = 0.75  # a 413 that names no limit: the retry packs three quarters of th
 _MAX_SIZE = re.compile(r"max(?:imum)?\s+size:?\s*([\d,]+)\s*tokens", re.IGNORECASE)
 
 
+def _short_problem(problem: str) -> str:
+    problem = " ".join(problem.split())
+    return problem if len(problem) <= PROBLEM_CHARS else problem[: PROBLEM_CHARS - 1] + "…"
+
+
 def correction(problem: str, with_previous: bool) -> dict[str, str]:
     """The user turn that asks for a corrected answer."""
-    problem = " ".join(problem.split())
-    if len(problem) > PROBLEM_CHARS:
-        problem = problem[: PROBLEM_CHARS - 1] + "…"
+    problem = _short_problem(problem)
     which = "That answer" if with_previous else "Your previous answer"
     return {
         "role": "user",
@@ -54,7 +57,13 @@ def repair_turn(previous: str, problem: str, room: int | None, counter: TokenCou
     if previous and left >= MIN_PREVIOUS_TOKENS:
         kept = truncate_to_tokens(counter, previous, left, " [... cut to fit the request limit]")
         return [{"role": "assistant", "content": kept}, ask]
-    return [correction(problem, False)]
+    alone = correction(problem, False)
+    over = counter.count(alone["content"]) + PER_MESSAGE_TOKENS - room
+    if over > 0:  # a problem text dense in tokens: cut it, so the correction fits the room it has
+        short = _short_problem(problem)
+        short = truncate_to_tokens(counter, short, max(0, counter.count(short) - over - 2), "…")
+        alone = correction(short or "not valid JSON", False)
+    return [alone]
 
 
 def messages_tokens(messages: list[dict[str, str]], counter: TokenCounter) -> int:
