@@ -11,7 +11,9 @@ with hyphens kept, e.g. `INPUT_GITHUB-TOKEN`, which os.environ can read but a sh
     github-models-limits  JSON overrides of those limits {"input_tokens": N, "concurrent": N, ...}
     github-models-paid  true: paid GitHub Models use, priced per token unit (cost-usd, max-cost)
     model, language (en|zh-CN), budget
-    mode                review (default) | digest
+    mode                review (default) | digest | catch-up (upgrade queued PRs to model analyses)
+    model-budget        model requests a day for the whole repository (default: GitHub Models' free
+                        day limit less a fifth; 0 = none kept); needs `contents: write` (git refs)
     pr-number           workflow_dispatch: one number or a comma/space separated list
     all-open            workflow_dispatch: true reviews every open PR (at most MAX_ALL_OPEN)
     trigger-label       label that re-runs a review (default `readworthy`); removed afterwards
@@ -80,6 +82,8 @@ from .models import Prompt, Verdict
 if TYPE_CHECKING:
     from .digest.models import DigestResult
 from .review import GivenVerdict, Request, ReviewOutcome, ReviewSession, review_one
+from .spend.catch_up import run_catch_up
+from .spend.defaults import make_budget, per_minute
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +109,7 @@ class RunResult:
     skipped_reason: str = ""
     skipped_message: str = ""
     memory_notices: list[str] = field(default_factory=list)  # taste-memory comments skipped, and why
+    notes: list[str] = field(default_factory=list)  # what the run as a whole did (the catch-up run's tally)
 
 
 def run_action(environ: Mapping[str, str], *, loopback_models: bool = False) -> int:
@@ -122,7 +127,9 @@ def run_action(environ: Mapping[str, str], *, loopback_models: bool = False) -> 
         event = parse_event(name, payload, inputs)
         if event.kind == "digest":
             return _run_digest(settings, inputs, environ)
-        if event.kind == "skip":
+        if event.kind == "catch-up":
+            result = _run_catch_up(event, settings, environ)
+        elif event.kind == "skip":
             result = RunResult(skipped_reason=event.skip_code, skipped_message=event.reason)
         else:
             result = _run_review(event, settings, environ)
@@ -240,10 +247,7 @@ def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) ->
             return refused
         if event.language:
             settings = settings.model_copy(update={"language": event.language})
-    login = settings.own_login or own_login(gh, settings)
-    client = make_openai_client(settings)
-    session = ReviewSession(gh, client, repo, settings, login, cost_gate(settings, client is not None),
-                            MemoryReader(gh, settings, repo, login))
+    session = _session(gh, settings, repo)
     numbers = event.pr_numbers or (_open_prs(gh, repo) if event.all_open else ())
     if not numbers:
         return RunResult(skipped_reason="nothing-to-do", skipped_message="no pull request to review")
@@ -277,6 +281,29 @@ def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) ->
     for notice in result.memory_notices:
         core.notice(f"readworthy: {notice}")
     return result
+
+
+def _session(gh: GitHub, settings: Settings, repo: str) -> ReviewSession:
+    login = settings.own_login or own_login(gh, settings)
+    client = make_openai_client(settings)
+    return ReviewSession(gh, client, repo, settings, login, cost_gate(settings, client is not None),
+                         MemoryReader(gh, settings, repo, login), make_budget(gh, settings, repo, client is not None))
+
+
+def _run_catch_up(event: Event, settings: Settings, environ: Mapping[str, str]) -> RunResult:
+    """`mode: catch-up` (a schedule): upgrade the queued PRs' comments to model analyses (spend/catch_up.py)."""
+    session = _session(make_github(settings), settings, _repo(event, environ))
+    caught = run_catch_up(session, per_minute(settings))
+    if session.budget is None:
+        return RunResult(skipped_reason="no-budget", skipped_message=caught.stopped)
+    for outcome in caught.outcomes:
+        _log_outcome(outcome)
+    notes = [f"Catch-up: {caught.queued} pull request(s) queued; {len(caught.upgraded)} now carry a model "
+             f"analysis ({caught.model_calls} model call(s)); {len(caught.left)} still queued."]
+    if caught.stopped:
+        notes.append(f"Stopped: {caught.stopped}.")
+        core.notice(f"readworthy: catch-up stopped: {caught.stopped}")
+    return RunResult(outcomes=caught.outcomes, notes=notes)
 
 
 def _show_prompt(prompt: Prompt) -> None:
@@ -327,6 +354,7 @@ def _summary(result: RunResult) -> str:
     lines = ["## readworthy", ""]
     if result.skipped_reason:
         lines.append(f"Skipped: {result.skipped_message} (`{result.skipped_reason}`).")
+    lines += [*result.notes, ""] if result.notes else []
     for o in result.outcomes:
         lines.append(f"### #{o.number}")
         if o.status == "skipped":
@@ -421,7 +449,8 @@ def _run_digest(settings: Settings, inputs: Mapping[str, str], environ: Mapping[
         client = None if request.cached_only else make_openai_client(settings)
         core.start_group(f"readworthy: digest of {repo}")
         try:
-            result = run_digest(gh, settings, request, client, own_login=login, now=now)
+            result = run_digest(gh, settings, request, client, own_login=login, now=now,
+                                budget=make_budget(gh, settings, repo, client is not None))
         finally:
             core.end_group()
     except ConfigError as exc:

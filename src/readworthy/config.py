@@ -156,6 +156,8 @@ class Settings(BaseModel):
     model_for: Literal["everyone", "contributors", "members"] = "everyone"
     max_cost: float | None = Field(default=None, ge=0)  # USD per run; the heuristic once it is reached
     max_analyses_per_day: int = Field(default=DEFAULT_MAX_ANALYSES_PER_DAY, ge=0)  # per PR; 0 = no cap
+    # model requests a day for the whole repository (spend/ledger.py); None: the default for the endpoint
+    model_budget: int | None = Field(default=None, ge=0)
     repo_config: RepoConfig = Field(default_factory=RepoConfig)
     # Where the run was started: names settings the way the reader sets them (`openai-api-key` / OPENAI_API_KEY).
     run_from: Literal["action", "terminal"] = "terminal"
@@ -355,7 +357,7 @@ _TEXT_INPUTS = {"model": "model", "language": "language", "budget": "budget", "t
                 "azure-api-version": "azure_api_version", "model-timeout": "model_timeout",
                 "model-for": "model_for", "max-cost": "max_cost", "max-analyses-per-day": "max_analyses_per_day",
                 "github-models-plan": "github_models_plan",
-                "check-annotations": "check_annotations"}
+                "check-annotations": "check_annotations", "model-budget": "model_budget"}
 
 
 def read_inputs(environ: Mapping[str, str]) -> dict[str, str]:

@@ -22,7 +22,7 @@ PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "labeled"
 MAX_DISPATCH_PRS = 50
 COMMAND = "/readworthy"
 
-Kind = Literal["review", "digest", "skip"]
+Kind = Literal["review", "digest", "catch-up", "skip"]
 Command = Literal["", "review", "refresh", "lang", "verdict"]
 VERDICT_WORDS = ("deep-read", "skim", "skip")
 MAX_VERDICT_REASON = 200
@@ -254,7 +254,10 @@ def parse_event(name: str, payload_text: str, inputs: Mapping[str, str]) -> Even
         "repo": _str(payload, "repository.full_name"),
         "sender": _str(payload, "sender.login"),
     }
-    if (inputs.get("mode") or "").strip() == "digest" or name == "schedule":
+    mode = (inputs.get("mode") or "").strip()
+    if mode == "catch-up":
+        return Event(**base, kind="catch-up")
+    if mode == "digest" or name == "schedule":
         return Event(**base, kind="digest")
     if name in PR_EVENTS:
         return _pull_request(name, payload, inputs, base)

@@ -367,6 +367,14 @@ class Location(_Frozen):
     removed: bool = False  # the file is gone at the head: only the Files changed tab shows it
 
 
+class ContentSketch(_Frozen):
+    """What an analysis saw, small enough for the hidden state: changed lines per file (keyed by a short
+    hash of the path). A later push is compared with it to decide whether the change is material."""
+
+    files: dict[str, int] = Field(default_factory=dict)
+    other: int = 0  # changed lines of the files beyond the ones kept by name
+
+
 class Usage(_Frozen):
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -400,6 +408,10 @@ class Report(BaseModel):
     taste: TasteUse | None = None  # the team's past corrections that informed this analysis
     rate_limit: RateLimitHit | None = None  # the 429 that ended the model call, when one did (see analyze)
     locations: list[Location] = Field(default_factory=list, max_length=64)  # the cited references at head_sha
+    content: ContentSketch | None = None  # what this analysis saw (for the material-push rule)
+    queued: str = ""  # why a model analysis is queued for the catch-up run ("" = not queued)
+    later_head: str = ""  # a later head this analysis does not describe (its pushes were not material)
+    later_lines: int = 0  # how many changed lines those pushes moved
 
     @property
     def verdict(self) -> Verdict:

@@ -170,3 +170,9 @@ def localize(text: str, language: str) -> str:
                       for name, value in match.groupdict().items()}
             return translated.format(**values)
     return text
+
+
+def note_values(text: str, key: str) -> dict[str, str] | None:
+    """The values `text` was written with from the template `key`, or None when it was not."""
+    match = _pattern(key).match(text)
+    return match.groupdict() if match else None

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import github
 from github.Issue import Issue
 from github.Repository import Repository
 
@@ -238,6 +239,37 @@ def react(gh: GitHub, repo: str, number: int, comment_id: int, content: str = "e
     """Acknowledge a /readworthy command with a reaction on the comment."""
     with github_errors("react to the command comment", writing=True):
         _lazy_repo(gh, repo).get_issue(number).get_comment(comment_id).create_reaction(content)
+
+
+# --------------------------------------------------------------------------- git refs (the model budget)
+
+REFS_PERMISSION = "contents: write"
+
+
+def create_ref(gh: GitHub, repo: str, name: str, sha: str) -> bool:
+    """Create the git ref `name` (refs/...) at `sha`: True when this call created it, False when it already
+    existed. GitHub creates a ref atomically, so of two runs creating one name exactly one gets True.
+    A POST is never retried blindly (github_api.BoundedRetry): a lost answer surfaces as a PublishError."""
+    with github_errors(f"create the git ref {name}", writing=True, permission=REFS_PERMISSION):
+        try:
+            _lazy_repo(gh, repo).create_git_ref(name, sha)
+        except github.GithubException as exc:
+            if exc.status == 422 and "already exists" in str(exc.data).lower():
+                return False
+            raise
+    return True
+
+
+def delete_ref(gh: GitHub, repo: str, name: str) -> bool:
+    """Delete the git ref `name` (refs/...); False when it was already gone."""
+    with github_errors(f"delete the git ref {name}", writing=True, permission=REFS_PERMISSION):
+        try:
+            gh.requester.requestJsonAndCheck("DELETE", f"/repos/{repo}/git/{name}")
+        except github.GithubException as exc:
+            if exc.status in (404, 422):
+                return False
+            raise
+    return True
 
 
 # --------------------------------------------------------------------------- the taste memory

@@ -145,6 +145,33 @@ REASONS: dict[str, tuple[str, str]] = {
     "models_no_token": (
         "{url_setting} names GitHub Models but there is no GitHub token to call it with: set {token_setting}",
         "{url_setting} 指向 GitHub Models，但没有可用于调用它的 GitHub 令牌：请设置 {token_setting}"),
+    # ---- the repository's daily model budget and triage (spend/)
+    "confident_skip": (
+        "triage reads this as a confident skip (nothing here needs close reading), so no model request was spent "
+        "on it; a maintainer can ask for one with `/readworthy refresh` or the trigger label",
+        "分诊判断这是可以放心跳过的改动（没有需要细读的内容），因此没有为它花费模型请求；维护者可以用 "
+        "`/readworthy refresh` 或触发标签请求一次"),
+    "budget_spent": (
+        "the repository's model budget for today ({limit} requests, `model-budget`) is spent",
+        "本仓库今天的模型预算（{limit} 次请求，`model-budget`）已用完"),
+    "budget_short": (
+        "the repository's model budget for today is short ({left} of {limit} requests left, `model-budget`), and "
+        "what is left is kept for maintainers' requests and the pull requests most worth reading",
+        "本仓库今天的模型预算已经不多（{limit} 次请求还剩 {left} 次，`model-budget`），剩下的留给维护者的请求和"
+        "最值得细读的 PR"),
+    "quota_spent": (
+        "GitHub Models' daily quota is spent until {when} UTC",
+        "GitHub Models 的每日配额已用完，{when} UTC 之前不可用"),
+    "budget_unwritable": (
+        "the repository's model budget could not be reserved, so the model was not asked ({error})",
+        "无法预留本仓库的模型预算，因此未调用模型（{error}）"),
+    "budget_unreadable": (
+        "the repository's model budget could not be read, so the model was not asked ({error})",
+        "无法读取本仓库的模型预算，因此未调用模型（{error}）"),
+    "budget_uncertain": (
+        "GitHub did not confirm the reservation in the repository's model budget, so the model was not asked "
+        "({error})",
+        "GitHub 没有确认本仓库模型预算中的预留，因此未调用模型（{error}）"),
     # ---- the model was not asked (rules.py)
     "model_for": (
         "model analyses are for {who} (`model-for: {mode}`), and {author} is {association}; a maintainer can ask "

@@ -31,7 +31,8 @@ from typing import Literal
 import openai
 from pydantic import ValidationError
 
-from . import check_run, publish
+from . import check_run, clock, publish
+from .analyze.heuristic import triage
 from .analyze.model import analyze
 from .analyze.spending import CostGate
 from .config import Settings
@@ -64,6 +65,9 @@ from .render.check import check_output
 from .render.comment import render_comment, render_markdown
 from .render.state import decode_state
 from .rules import cache_hit, model_withheld, paths_skip_reason, recent_model_runs, skip_reason
+from .spend.decide import after_analysis, decide, queue_if_needed
+from .spend.ledger import ModelBudget
+from .spend.material import is_material, moved_lines, sketch
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +86,7 @@ class ReviewSession:
     own_login: str
     cost_gate: CostGate | None = None  # `max-cost`: what this run may still spend on the model
     memory: MemoryReader | None = None  # the team's taste memory, read once per run on first use
+    budget: ModelBudget | None = None  # the repository's daily model budget (spend/ledger.py), when kept
     writers: dict[str, bool] = field(default_factory=dict)  # login -> write access (permission API), per run
     # Why GitHub refused this run's check runs (no `checks: write`): the other PRs of the run do not ask again.
     check_refused: list[str] = field(default_factory=list)
@@ -116,6 +121,7 @@ class Request:
     pr: PullRequestInfo | None = None  # what the event payload already says, if anything
     dry_run: bool = False
     given: GivenVerdict | None = None  # the team's verdict to record on this PR
+    catch_up: bool = False  # the catch-up run: spends under its own share of the budget (spend/priority.py)
 
 
 @dataclass
@@ -169,12 +175,19 @@ def _remove_trigger_label(session: ReviewSession, number: int, name: str) -> Non
 
 def _analyze_within_policy(session: ReviewSession, prompt: Prompt, ctx: PRContext, settings: Settings,
                            request: Request, previous: Report | None, taste: list[CorrectionMatch]) -> Report:
-    """The analysis, with the model asked only where the cost and abuse rules allow (rules.model_withheld,
-    the run's cost gate); the Report records its model runs of the last day for the daily cap."""
-    now = datetime.now(UTC)
+    """The analysis, with the model asked only where the cost and abuse rules (rules.model_withheld), triage
+    and the repository's budget (spend/decide.py) and the run's cost gate allow; what they turn away is
+    queued for the catch-up run. The Report records its model runs of the last day for the daily cap."""
+    now = clock.now()
     recent = recent_model_runs(previous, now)
     client = session.client
     withheld = model_withheld(ctx, settings, request.explicit, recent, session.can_write) if client is not None else ""
+    decision = None
+    if client is not None and not withheld:
+        decision = decide(session.budget, triage(ctx), asked=request.explicit, draft=ctx.draft,
+                          reanalysis=previous is not None and previous.analyzer == "model",
+                          catch_up=request.catch_up, sha=ctx.base_sha or ctx.head_sha)
+        withheld = decision.withheld
     gate = session.cost_gate if client is not None and not withheld else None
     if gate is not None and not gate.try_reserve():
         withheld = (f"this run's model cost cap (${gate.cap:.2f}, `max-cost`) is reached; the next run analyses "
@@ -191,8 +204,21 @@ def _analyze_within_policy(session: ReviewSession, prompt: Prompt, ctx: PRContex
         finally:
             if gate is not None:
                 gate.settle(cost)  # the real cost replaces the reservation
+        if decision is not None:
+            decision = after_analysis(session.budget, decision, report, ctx.base_sha or ctx.head_sha)
+    queued = "" if decision is None or request.dry_run else \
+        queue_if_needed(session.gh, session.repo, ctx.number, decision, previous, ctx.base_sha or ctx.head_sha)
     runs = [*recent, now] if report.usage.model_calls else recent
-    return report.model_copy(update={"model_runs": [moment.isoformat(timespec="seconds") for moment in runs]})
+    return report.model_copy(update={"model_runs": [moment.isoformat(timespec="seconds") for moment in runs],
+                                     "content": sketch(ctx.files), "queued": queued})
+
+
+def _keeps_analysis(previous: Report | None, ctx: PRContext, settings: Settings, request: Request) -> bool:
+    """A model analysis stays when the push since it is not material (spend/material.py) and nobody asked."""
+    if request.force or request.explicit or previous is None or previous.analyzer != "model" \
+            or previous.content is None or not cache_hit(previous, settings, previous.input_hash):
+        return False
+    return not is_material(previous.content, sketch(ctx.files))
 
 
 LOCKED = ("the conversation is locked, so GitHub refuses readworthy's comment: nothing was read or analysed "
@@ -233,13 +259,23 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
     spent = Usage()
     # Forced, an analysis of these inputs that another run began after this one started still answers.
     cached = cache_hit(previous, settings, current_hash) and (not request.force or fresh_since(previous, started))
+    reused = "unchanged"
     if cached and previous is not None:
         log.info("#%d: inputs unchanged since the last analysis (hash %s): no model call", number, current_hash[:12])
         # Only the cheap, non-textual parts are refreshed: the stored title etc. were redacted before
         # they were stored, and the raw context's text must not slip back in.
         # The same patch can sit at other lines of the new head (a rebase): the links are placed afresh.
         report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url,
-                                             "locations": locate(previous.digest, ctx)})
+                                             "locations": locate(previous.digest, ctx),
+                                             "later_head": "", "later_lines": 0})
+    elif previous is not None and _keeps_analysis(previous, ctx, settings, request):
+        assert previous.content is not None
+        moved = moved_lines(previous.content, sketch(ctx.files))
+        log.info("#%d: the change since the analysed head %s is not material (%d lines): no model call", number,
+                 previous.head_sha[:7], moved)
+        report = previous.model_copy(update={"later_head": ctx.head_sha if ctx.head_sha != previous.head_sha else "",
+                                             "later_lines": moved, "url": ctx.url or previous.url})
+        cached, reused = True, "not-material"
     else:
         report = _analyze_within_policy(session, prompt, ctx, settings, request, previous, taste)
         spent = report.usage
@@ -254,6 +290,14 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
                                              "was kept", markdown=render_markdown(previous),
                                      **seen)  # type: ignore[arg-type]
             report = previous  # the team's verdict is still recorded, beside the analysis it corrects
+        elif report.queued and report.analyzer == "heuristic" and previous is not None \
+                and previous.analyzer == "model" and previous.language == report.language:
+            # Turned away by the budget or triage: the model's analysis of an earlier head reads better than
+            # the heuristic's of this one. It stays, says which head it describes, and the new one is queued.
+            moved = moved_lines(previous.content, sketch(ctx.files)) if previous.content is not None else 0
+            report = previous.model_copy(update={"later_head": ctx.head_sha if ctx.head_sha != previous.head_sha
+                                                 else "", "later_lines": moved, "queued": report.queued,
+                                                 "url": ctx.url or previous.url})
     report = report.model_copy(update={"team": _team_verdict(request, previous, report, ctx, profile)})
     if existing is not None and not cached and not request.dry_run:
         # Another trigger's run may have written meanwhile: keep its newer analysis and its team verdict.
@@ -264,7 +308,7 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
 
     markdown = render_markdown(report)
     outcome_base = {"report": report, "cached": cached, "usage": spent, "markdown": markdown,
-                    "skipped_reason": "unchanged" if cached else "",
+                    "skipped_reason": reused if cached else "",
                     "model_failure": report.fallback_reason if not cached else "",
                     **seen}
     if request.dry_run:

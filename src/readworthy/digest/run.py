@@ -35,6 +35,7 @@ from ..gather.memory import MemoryReader
 from ..gather.repo_config import load_repo_config
 from ..gather.rest import default_branch
 from ..review import ReviewSession
+from ..spend.ledger import ModelBudget
 from .budget import ANALYSIS_REQUESTS, LOOKUP_REQUESTS, RequestBudget
 from .fill import Context, fill
 from .models import (
@@ -79,8 +80,10 @@ def run_digest(
     own_login: str | None = None,
     progress: Callable[[str], None] | None = None,
     now: datetime | None = None,
+    budget: ModelBudget | None = None,
 ) -> DigestResult:
-    """Select, reuse or analyse, and render. Publishing the digest itself is publish_digest()."""
+    """Select, reuse or analyse, and render. Publishing the digest itself is publish_digest(). `budget`: the
+    repository's daily model budget (the action's digest counts against it like every other run)."""
     settings = _with_repo_config(gh, request.repo, settings)
     login = own_login if own_login is not None else github_api.own_login(gh, settings)
     selection = select_prs(gh, request, settings)
@@ -90,7 +93,7 @@ def run_digest(
     # analyses only (`cached_only`) needs none.
     memory = None if request.cached_only else MemoryReader(gh, settings, request.repo, login)
     session = ReviewSession(gh, None if request.cached_only else client, request.repo, settings, login,
-                            memory=memory)
+                            memory=memory, budget=budget)
     ctx = Context(session, request, progress or log.info)
     filled = fill(ctx, selection.candidates)
     read = memory.read if memory is not None else None

@@ -292,3 +292,9 @@ def iter_labelled_issues(gh: GitHub, repo: str, label: str, state: str) -> Itera
             user = issue.user
             yield IssueSummary(issue.number, user.login if user is not None else "", issue.body or "",
                                issue.html_url or "")
+
+
+def matching_refs(gh: GitHub, repo: str, prefix: str) -> dict[str, str]:
+    """Git refs whose name starts with `refs/<prefix>`, as {full name: sha} (the model budget's ledger)."""
+    with github_errors(f"listing the git refs refs/{prefix}*"):
+        return {ref.ref: ref.object.sha for ref in _lazy_repo(gh, repo).get_git_matching_refs(prefix)}

@@ -12,6 +12,7 @@ detail levels, dropping the least important parts first and saying what was left
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -226,6 +227,11 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
         "cost": _cost(report.usage.cost_usd),
         "dropped": report.dropped_references,
         "head": sm.inline(report.head_sha[:7], 7, host),
+        # issue 21: the analysis describes an earlier head (later pushes were not material), and/or a model
+        # analysis is queued for the catch-up run
+        "later_head": sm.code(report.later_head[:7], 7) if re.fullmatch(r"[0-9a-f]{7,40}", report.later_head) else "",
+        "later_lines": report.later_lines,
+        "queued": bool(report.queued),
     }
 
 

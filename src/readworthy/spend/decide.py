@@ -1,0 +1,91 @@
+"""Whether this PR's analysis asks the model now, under the repository's budget (issue 21).
+
+    decide(budget, triage, ...) -> Decision      before the call: triage first, then the budget's order
+    after_analysis(budget, decision, report)     after it: a spent day quota is recorded for every run
+
+Triage comes first and is free: a confident skip is not sent to the model unless a maintainer asked.
+Then the request's claim (priority.py) must fit above its tier's floor, and a slot is reserved in the
+ledger before anything is sent. Whatever is turned away gets the heuristic now and is queued (queue.py)
+for the catch-up run, which upgrades the same comment later.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+
+from .. import clock
+from ..gather.github_api import GitHub
+from ..models import Report
+from ..notes import note, note_values
+from .ledger import ModelBudget
+from .priority import Claim, Tier, TriageLike, allowed, catch_up_allowed, claim
+from .queue import enqueue
+
+log = logging.getLogger(__name__)
+
+QUEUED_TRIAGE, QUEUED_BUDGET, QUEUED_FAILED = "triage", "budget", "failed"
+_DURATION = re.compile(r"^(?P<n>[\d.]+) (?P<unit>s|min|h)$")
+_UNIT = {"s": 1, "min": 60, "h": 3_600}
+
+
+@dataclass(frozen=True)
+class Decision:
+    withheld: str  # why the model is not asked ("" = ask it)
+    claim: Claim
+    queue: str = ""  # queue it for the catch-up run, for this reason ("" = not)
+
+
+def decide(budget: ModelBudget | None, triage: TriageLike, *, asked: bool, draft: bool, reanalysis: bool,
+           catch_up: bool, sha: str) -> Decision:
+    c = claim(triage, asked=asked, draft=draft, reanalysis=reanalysis)
+    if c.tier == Tier.TRIAGED and not catch_up:
+        return Decision(note("confident_skip"), c, QUEUED_TRIAGE if budget is not None else "")
+    if budget is None:
+        return Decision("", c)
+    view = budget.view()
+    if budget.problem:
+        return Decision(budget.problem, c)  # nothing can be written: no queue either
+    if not (catch_up_allowed(view) if catch_up else allowed(c, view)):
+        if view.spent_until is not None:
+            why = note("quota_spent", when=f"{view.spent_until:%Y-%m-%d %H:%M}")
+        elif view.left <= 0:
+            why = note("budget_spent", limit=budget.limit)
+        else:
+            why = note("budget_short", left=view.left, limit=budget.limit)
+        return Decision(why, c, QUEUED_BUDGET)
+    refusal = budget.reserve(sha)
+    if refusal:
+        return Decision(refusal, c, "" if budget.problem else QUEUED_BUDGET)
+    return Decision("", c)
+
+
+def _seconds(text: str) -> float | None:
+    m = _DURATION.match(text.strip())
+    return float(m.group("n")) * _UNIT[m.group("unit")] if m else None
+
+
+def after_analysis(budget: ModelBudget | None, decision: Decision, report: Report, sha: str) -> Decision:
+    """A day-quota answer marks the budget spent until it resets; a fallback is queued for the catch-up run."""
+    if not report.fallback_reason:
+        return decision
+    values = note_values(report.fallback_reason, "day_quota")
+    if budget is not None and values is not None:
+        wait = _seconds(str(values.get("wait", "")))
+        # "2.4 h" is rounded: add the rounding back so that the budget never reopens early
+        until = clock.now() + timedelta(seconds=(wait or 3_600) * 1.05 + 60)
+        budget.mark_spent(until, sha)
+    return Decision(decision.withheld, decision.claim, QUEUED_FAILED if budget is not None else "")
+
+
+def queue_if_needed(gh: GitHub, repo: str, number: int, decision: Decision, previous: Report | None,
+                    sha: str) -> str:
+    """Write the queue ref unless the stored state says it is there already; the `queued` value to store."""
+    if not decision.queue:
+        return ""
+    value = f"{decision.queue}:{int(decision.claim.tier)}"
+    if previous is None or previous.queued != value:
+        enqueue(gh, repo, number, decision.claim, sha)
+    return value
