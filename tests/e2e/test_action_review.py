@@ -69,12 +69,26 @@ def test_synchronize_unchanged_makes_no_model_call_and_changed_does(
     assert state is not None and state.head_sha == "f" * 40 and state.analyzer == "model"
     assert "head fffffff" in body  # the cheap part was refreshed
 
-    # New content -> one new model call, same comment edited.
+    # A one-line push is new content but not material: the analysis stays and says which head it describes.
     seeded.pr.files.append(PRFile("vllm/v1/worker/gpu_worker.py", additions=1, patch="@@ -1 +1,2 @@\n x\n+y\n"))
-    openai_server.add_json(GOOD_DIGEST | {"verdict": "skim"})
+    seeded.pr.head_sha = "e" * 40
+    sync = pr_payload(seeded.pr, "synchronize", before="f" * 40, after="e" * 40)
     env = action_env(github_server, tmp_path / "3", "pull_request_target", sync, openai_url=openai_server.url)
+    small = run(monkeypatch, capsys, env)
+    assert small.code == 0 and len(openai_server.chat_requests) == 1
+    assert small.outputs["skipped-reason"] == "not-material"
+    body = own_comments(github_server, seeded.number)[0].body
+    assert "This analysis describes fffffff" in body and "now `eeeeeee`" in body
+
+    # Material new content (a new 40-line module) -> one new model call, same comment edited.
+    added = "".join(f"+def step_{i}(x):\n+    return x + {i}\n" for i in range(20))
+    seeded.pr.files.append(PRFile("vllm/v1/worker/steps.py", status="added", additions=40,
+                                  patch=f"@@ -0,0 +1,40 @@\n{added}"))
+    openai_server.add_json(GOOD_DIGEST | {"verdict": "skim"})
+    env = action_env(github_server, tmp_path / "4", "pull_request_target", sync, openai_url=openai_server.url)
     changed = run(monkeypatch, capsys, env)
     assert changed.code == 0 and len(openai_server.chat_requests) == 2
+    assert "This analysis describes" not in own_comments(github_server, seeded.number)[0].body
     ours = own_comments(github_server, seeded.number)
     assert [c.id for c in ours] == [comment_id]
     assert changed.outputs["verdict"] == "skim"

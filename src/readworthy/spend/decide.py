@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 QUEUED_TRIAGE, QUEUED_BUDGET, QUEUED_FAILED = "triage", "budget", "failed"
 _DURATION = re.compile(r"^(?P<n>[\d.]+) (?P<unit>s|min|h)$")
 _UNIT = {"s": 1, "min": 60, "h": 3_600}
+_ROUNDING = {"s": 1, "min": 30, "h": 180}  # explain.duration's rounding, added back: never reopen early
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,9 @@ def decide(budget: ModelBudget | None, triage: TriageLike, *, asked: bool, draft
 
 
 def _seconds(text: str) -> float | None:
+    """"2.4 h" -> the most it can stand for, in seconds; None when it is not a duration."""
     m = _DURATION.match(text.strip())
-    return float(m.group("n")) * _UNIT[m.group("unit")] if m else None
+    return float(m.group("n")) * _UNIT[m.group("unit")] + _ROUNDING[m.group("unit")] if m else None
 
 
 def after_analysis(budget: ModelBudget | None, decision: Decision, report: Report, sha: str) -> Decision:
@@ -74,8 +76,7 @@ def after_analysis(budget: ModelBudget | None, decision: Decision, report: Repor
     values = note_values(report.fallback_reason, "day_quota")
     if budget is not None and values is not None:
         wait = _seconds(str(values.get("wait", "")))
-        # "2.4 h" is rounded: add the rounding back so that the budget never reopens early
-        until = clock.now() + timedelta(seconds=(wait or 3_600) * 1.05 + 60)
+        until = clock.now() + timedelta(seconds=wait if wait is not None else 3_600)
         budget.mark_spent(until, sha)
     return Decision(decision.withheld, decision.claim, QUEUED_FAILED if budget is not None else "")
 
