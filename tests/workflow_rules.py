@@ -66,6 +66,19 @@ def analyses_with_github_models(job: dict[str, Any]) -> bool | None:
     return not keys
 
 
+def keeps_model_budget(job: dict[str, Any]) -> bool:
+    """Whether the job's readworthy step keeps the repository's model budget (git refs: `contents: write`):
+    GitHub Models by default, or any endpoint with `model-budget` set; `model-budget: 0` turns it off."""
+    for step in action_steps(job):
+        given = step.get("with") or {}
+        budget = str(given.get("model-budget", "")).strip()
+        if budget == "0":
+            continue
+        if budget or not given.get("openai-api-key"):
+            return True
+    return False
+
+
 def reads_the_event(condition: object) -> bool:
     return "github.event." in str(condition or "")
 
@@ -172,8 +185,10 @@ def permission_problems(wf: Workflow) -> list[str]:
     problems = []
     for name, job in jobs(wf).items():
         perms = effective_permissions(wf, job)
-        if perms.get("contents") != "read":
-            problems.append(f"job {name}: contents: read expected, got {perms.get('contents')}")
+        contents = "write" if keeps_model_budget(job) else "read"
+        if perms.get("contents") != contents:
+            why = " (the model budget's git refs)" if contents == "write" else ""
+            problems.append(f"job {name}: contents: {contents} expected{why}, got {perms.get('contents')}")
         if set(perms) - SCOPES:
             problems.append(f"job {name}: permissions beyond what readworthy uses: {sorted(set(perms) - SCOPES)}")
         if perms.get("issues") == "write" and perms.get("pull-requests") == "write":

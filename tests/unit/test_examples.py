@@ -162,6 +162,17 @@ def test_backfill_runs_the_released_image_and_says_to_keep_one_identity() -> Non
     assert "One identity" in text and "same App token" in text
 
 
+def test_the_catch_up_run_has_a_group_no_other_trigger_shares() -> None:
+    """A queued catch-up run must never cancel a pending review, label or command run (GITHUB_FACTS)."""
+    wf = example("readworthy-catch-up.yml")
+    [job] = jobs(wf).values()
+    assert action_steps(job)[0]["with"]["mode"] == "catch-up" and "schedule" in wf["on"]
+    group = job["concurrency"]["group"]
+    others = [str((j.get("concurrency") or {}).get("group", "")) for p in EXAMPLES if p.name != "readworthy-catch-up.yml"
+              for j in jobs(load(p)).values()]
+    assert "${{" not in group and all(not o.startswith(group) for o in others)
+
+
 # --------------------------------------------------------------------------- the rules can fail
 
 
@@ -233,6 +244,18 @@ def _unpinned_and_unlocked() -> Workflow:
     return wf
 
 
+def _budget_without_contents_write() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-pr.yml"))
+    wf["permissions"]["contents"] = "read"  # the model budget's git refs cannot be written: no model call
+    return wf
+
+
+def _contents_write_without_a_budget() -> Workflow:
+    wf = copy.deepcopy(example("readworthy-pr.yml"))
+    action_steps(jobs(wf)["review"])[0].setdefault("with", {})["model-budget"] = "0"
+    return wf
+
+
 BROKEN = {
     "workflow-level group keyed by PR only": (_pr_example_with_workflow_level_group, concurrency_problems),
     "event-keyed group, job filters on the label": (_event_keyed_group_with_event_filter, concurrency_problems),
@@ -244,6 +267,8 @@ BROKEN = {
     "a dispatch group that ignores `force`": (_dispatch_group_without_force, trigger_problems),
     "unpinned action, unlocked install from git": (_unpinned_and_unlocked, supply_chain_problems),
     "a review without checks: write": (_no_checks, permission_problems),
+    "the model budget without contents: write": (_budget_without_contents_write, permission_problems),
+    "contents: write with model-budget: 0": (_contents_write_without_a_budget, permission_problems),
 }
 
 

@@ -23,8 +23,8 @@ class T:
         return self.confident
 
 
-def view(used: int, limit: int = 100) -> BudgetView:
-    return BudgetView(limit=limit, used=used, spent_until=None, day_fraction=0.5)
+def view(used: int, limit: int = 100, day_fraction: float = 0.0) -> BudgetView:
+    return BudgetView(limit=limit, used=used, spent_until=None, day_fraction=day_fraction)
 
 
 def test_the_tiers_follow_the_issues_order() -> None:
@@ -35,7 +35,8 @@ def test_the_tiers_follow_the_issues_order() -> None:
     assert claim(deep, asked=False, draft=False, reanalysis=True).tier == Tier.READY  # a refresh after a push
     assert claim(skim, asked=False, draft=False, reanalysis=True).tier == Tier.LOW
     assert claim(deep, asked=False, draft=True, reanalysis=False).tier == Tier.LOW  # not ready for review
-    assert claim(skip, asked=False, draft=False, reanalysis=False).tier == Tier.LOW
+    assert claim(skip, asked=False, draft=False, reanalysis=False).tier == Tier.DEFERRED  # overnight
+    assert claim(skip, asked=False, draft=False, reanalysis=True).tier == Tier.DEFERRED
     assert claim(T(Verdict.SKIP, confident=True), asked=False, draft=False, reanalysis=False).tier == Tier.TRIAGED
 
 
@@ -48,10 +49,18 @@ def test_each_tier_stops_at_its_floor(tier: Tier) -> None:
 
 def test_when_short_the_low_tiers_stop_first_and_asks_last() -> None:
     v = view(used=80)  # 20 left
-    assert [allowed(Claim(t, 1.0), v) for t in Tier] == [True, True, False, False, False]
+    assert [allowed(Claim(t, 1.0), v) for t in Tier] == [True, True, False, False, False, False]
     assert not allowed(Claim(Tier.ASKED, 1.0), view(used=100))
     spent = BudgetView(limit=100, used=3, spent_until=object(), day_fraction=0.1)  # type: ignore[arg-type]
     assert not allowed(Claim(Tier.ASKED, 1.0), spent)
+
+
+def test_what_is_kept_for_later_shrinks_as_the_day_passes() -> None:
+    low = Claim(Tier.LOW, 1.0)
+    assert not allowed(low, view(used=45, day_fraction=0.0))  # 55 left, 60 kept at dawn
+    assert allowed(low, view(used=45, day_fraction=0.5))  # 30 kept at noon
+    assert allowed(low, view(used=98, day_fraction=0.999))  # the last hour may use what is left
+    assert not allowed(Claim(Tier.DEFERRED, 1.0), view(used=0, day_fraction=0.999))
 
 
 def test_the_catch_up_run_keeps_half_of_the_day_for_the_day() -> None:

@@ -44,6 +44,8 @@ def decide(budget: ModelBudget | None, triage: TriageLike, *, asked: bool, draft
     c = claim(triage, asked=asked, draft=draft, reanalysis=reanalysis)
     if c.tier == Tier.TRIAGED and not catch_up:
         return Decision(note("confident_skip"), c, QUEUED_TRIAGE if budget is not None else "")
+    if c.tier == Tier.DEFERRED and not catch_up and budget is not None:
+        return Decision(note("deferred_skip"), c, QUEUED_TRIAGE)
     if budget is None:
         return Decision("", c)
     view = budget.view()

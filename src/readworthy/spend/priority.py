@@ -1,17 +1,20 @@
 """Who gets the model first when the day's budget is short (issue 21), as pure rules.
 
-Every model request is a `Claim` of one of four tiers, in this order:
+Every model request is a `Claim` of one of these tiers, in this order:
 
     ASKED       a maintainer asked: `/readworthy refresh` or `/readworthy`, the trigger label, a dispatch
     READY_HIGH  the first analysis of a PR ready for review that triage ranks worth a close read
     READY       the first analysis of the other PRs ready for review; a re-analysis (material push) of a
                 PR triage ranks worth a close read
-    LOW         what triage calls skip (not confidently), drafts, the other re-analyses
+    LOW         drafts (with `include_drafts`), the other re-analyses
+    DEFERRED    what triage calls skip without being sure: no live request, the catch-up run's
+    TRIAGED     a confident skip (triage.confident_skip): no live request, the catch-up run's last
 
-A tier may spend the day's budget down to a floor kept for the tiers above it (`FLOOR`): when the budget
-runs short, the low tiers stop first and the maintainers' asks stop last. Within a tier, the catch-up run
-takes the highest triage score first. A confident skip (triage.confident_skip) makes no model request
-live; like every PR the budget turned away, it is queued for the catch-up run, last.
+A live tier may spend the day's budget down to a floor kept for the tiers above it (`FLOOR`, a share of
+the budget that shrinks as the UTC day passes: what is kept is for PRs still to come). When the budget
+runs short, the low tiers stop first and the maintainers' asks stop last. What a skip-looking PR needs is
+the heuristic's comment now and a model analysis overnight: the day's requests go to what is worth
+reading. Within a tier, the catch-up run takes the highest triage score first.
 
 The catch-up run spends only while at most `CATCH_UP_SHARE` of the day's budget is used, so that the day's
 own pull requests find the rest.
@@ -32,11 +35,13 @@ class Tier(IntEnum):
     READY_HIGH = 1
     READY = 2
     LOW = 3
-    TRIAGED = 4  # a confident skip: no live request; the catch-up run's last
+    DEFERRED = 4  # triage says skip, unsure: no live request; the catch-up run's
+    TRIAGED = 5  # a confident skip: no live request; the catch-up run's last
 
 
-# The share of the day's budget each tier leaves for the tiers above it.
-FLOOR = {Tier.ASKED: 0.0, Tier.READY_HIGH: 0.05, Tier.READY: 0.30, Tier.LOW: 0.60, Tier.TRIAGED: 1.0}
+# The share of the day's budget each live tier leaves for the tiers above it, at the start of the UTC day.
+FLOOR = {Tier.ASKED: 0.0, Tier.READY_HIGH: 0.05, Tier.READY: 0.30, Tier.LOW: 0.60}
+LIVE = frozenset(FLOOR)
 CATCH_UP_SHARE = 0.5
 
 
@@ -61,7 +66,9 @@ def claim(triage: TriageLike, *, asked: bool, draft: bool, reanalysis: bool) -> 
         return Claim(Tier.ASKED, triage.score)
     if triage.confident_skip:
         return Claim(Tier.TRIAGED, triage.score)
-    if draft or triage.verdict == Verdict.SKIP:
+    if triage.verdict == Verdict.SKIP:
+        return Claim(Tier.DEFERRED, triage.score)
+    if draft:
         return Claim(Tier.LOW, triage.score)
     high = triage.verdict == Verdict.DEEP_READ
     if reanalysis:
@@ -70,10 +77,10 @@ def claim(triage: TriageLike, *, asked: bool, draft: bool, reanalysis: bool) -> 
 
 
 def allowed(c: Claim, view: BudgetView) -> bool:
-    """Whether this claim may reserve now: the budget left stays above its tier's floor."""
-    if c.tier == Tier.TRIAGED or view.left <= 0:
+    """Whether this claim may reserve now: the budget left stays above its tier's floor for the rest of the day."""
+    if c.tier not in LIVE or view.left <= 0:
         return False
-    floor = FLOOR[c.tier] * view.limit
+    floor = FLOOR[c.tier] * view.limit * (1 - view.day_fraction)
     return view.left - 1 >= floor
 
 
