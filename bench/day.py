@@ -8,7 +8,7 @@ day's traffic (bench/day_plan.py): each is opened, pushed to one to six times (m
 rebases, review fixes, typo fixes), sometimes asked about by a maintainer, then merged, at times shaped
 like vLLM's day. Every event is one `readworthy action` run, in process, against the tests' GitHub server
 and a GitHub Models stand-in with the free tier's limits for `openai/gpt-4.1-mini` (bench/day_models.py:
-8,000 input tokens a request, 15 a minute, 150 a day) and one scripted answer per PR. The replay's clock
+8,000 input tokens a request, 15 a minute, 150 a rolling day, 5 at once) and one scripted answer per PR. The replay's clock
 is driven, never slept: the stand-in and the GitHub server both read it. The day ends with one run of the
 next day's scheduled job (the catch-up run where there is one; before it, the daily digest) on the next
 day's quota.
@@ -52,6 +52,10 @@ try:
     from readworthy import clock as product_clock  # noqa: E402
 except ImportError:  # before issue 21 the product read the wall clock only
     product_clock = None  # type: ignore[assignment]
+try:  # a new runner process remembers no endpoint; these runs share one process (see github_models_limits.py)
+    from readworthy.analyze.attempts import forget_endpoints  # noqa: E402
+except ImportError:
+    forget_endpoints = None  # type: ignore[assignment]
 from readworthy.gather import github_api  # noqa: E402
 from readworthy.render.state import decode_state  # noqa: E402
 
@@ -222,6 +226,8 @@ class Replay:
             "INPUT_GITHUB-TOKEN": WORKFLOW_TOKEN, "READWORTHY_GITHUB_MODELS_URL": self.models.url,
         })
         os.environ.update({f"INPUT_{k.upper()}": v for k, v in {**self.inputs, **(extra_inputs or {})}.items()})
+        if forget_endpoints is not None:
+            forget_endpoints()
         before_requests = len(self.gh.requests)
         before_calls = len(self.models.calls)
         devnull = open(os.devnull, "w")  # noqa: SIM115  (the action's ::commands:: are not the bench's output)
@@ -327,8 +333,7 @@ def replay(fixtures: list[Fixture], volume: float, next_run: str, inputs: dict[s
             r.figures.model_at_end_of_day = sum(1 for a in end.values() if a == "model")
             deep = [n for n, p in r.prs.items() if p.verdict == "deep-read"]
             r.figures.deep_read_same_day = (sum(1 for n in deep if end[n] == "model"), len(deep))
-            r.clock.now = day + timedelta(days=1, minutes=30)  # the next day's scheduled run, on its quota
-            r.models.reset_day()
+            r.clock.now = day + timedelta(days=1, minutes=30)  # the next day's scheduled run (00:30 UTC)
             calls_before = len(r.models.calls)
             r.run(*_next_day_run(next_run, r))
             r.figures.next_run = {"model calls": len(r.models.calls) - calls_before}

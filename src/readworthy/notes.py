@@ -171,8 +171,3 @@ def localize(text: str, language: str) -> str:
             return translated.format(**values)
     return text
 
-
-def note_values(text: str, key: str) -> dict[str, str] | None:
-    """The values `text` was written with from the template `key`, or None when it was not."""
-    match = _pattern(key).match(text)
-    return match.groupdict() if match else None

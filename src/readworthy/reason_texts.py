@@ -152,9 +152,10 @@ REASONS: dict[str, tuple[str, str]] = {
         "分诊判断这是可以放心跳过的改动（没有需要细读的内容），因此没有为它花费模型请求；维护者可以用 "
         "`/readworthy refresh` 或触发标签请求一次"),
     "deferred_skip": (
-        "triage reads this as skippable, so the day's model budget goes to pull requests more worth reading; "
-        "a maintainer can ask for one now with `/readworthy refresh` or the trigger label",
-        "分诊判断这个 PR 可以跳过，因此今天的模型预算留给更值得阅读的 PR；维护者可以用 "
+        "triage reads this as skippable and the repository's model budget is busy today, so it goes to pull "
+        "requests more worth reading; a maintainer can ask for one now with `/readworthy refresh` or the trigger "
+        "label",
+        "分诊判断这个 PR 可以跳过，而本仓库今天的模型预算用得较多，因此留给更值得阅读的 PR；维护者可以用 "
         "`/readworthy refresh` 或触发标签立即请求一次"),
     "budget_spent": (
         "the repository's model budget for today ({limit} requests, `model-budget`) is spent",
@@ -170,7 +171,8 @@ REASONS: dict[str, tuple[str, str]] = {
     "budget_unwritable": (
         "the repository's model budget could not be reserved, so the model was not asked ({error}); or set "
         "`model-budget: 0` to ask the model without a repository budget",
-        "无法预留本仓库的模型预算，因此未调用模型（{error}）；也可以设置 `model-budget: 0`，不使用仓库预算直接调用模型"),
+        "无法预留本仓库的模型预算，因此未调用模型（{error}）；也可以设置 `model-budget: 0`，"
+        "不使用仓库预算直接调用模型"),
     "budget_unreadable": (
         "the repository's model budget could not be read, so the model was not asked ({error})",
         "无法读取本仓库的模型预算，因此未调用模型（{error}）"),

@@ -35,8 +35,8 @@ def test_the_tiers_follow_the_issues_order() -> None:
     assert claim(deep, asked=False, draft=False, reanalysis=True).tier == Tier.READY  # a refresh after a push
     assert claim(skim, asked=False, draft=False, reanalysis=True).tier == Tier.LOW
     assert claim(deep, asked=False, draft=True, reanalysis=False).tier == Tier.LOW  # not ready for review
-    assert claim(skip, asked=False, draft=False, reanalysis=False).tier == Tier.DEFERRED  # overnight
-    assert claim(skip, asked=False, draft=False, reanalysis=True).tier == Tier.DEFERRED
+    assert claim(skip, asked=False, draft=False, reanalysis=False).tier == Tier.LIKELY_SKIP
+    assert claim(skip, asked=False, draft=False, reanalysis=True).tier == Tier.LIKELY_SKIP
     assert claim(T(Verdict.SKIP, confident=True), asked=False, draft=False, reanalysis=False).tier == Tier.TRIAGED
 
 
@@ -45,6 +45,14 @@ def test_each_tier_stops_at_its_floor(tier: Tier) -> None:
     floor = round(FLOOR[tier] * 100)
     assert allowed(Claim(tier, 1.0), view(used=100 - floor - 1))
     assert not allowed(Claim(tier, 1.0), view(used=100 - floor))
+
+
+def test_a_likely_skip_waits_while_the_day_is_busy_and_not_in_a_quiet_one() -> None:
+    likely = Claim(Tier.LIKELY_SKIP, 1.0)
+    assert allowed(likely, view(used=0, day_fraction=0.0))  # a quiet start: the slack
+    assert not allowed(likely, view(used=5, day_fraction=0.0))
+    assert allowed(likely, view(used=20, day_fraction=0.5))  # at half its pace at noon
+    assert not allowed(likely, view(used=30, day_fraction=0.5))  # a busy day: the catch-up run's
 
 
 def test_when_short_the_low_tiers_stop_first_and_asks_last() -> None:
@@ -60,7 +68,7 @@ def test_what_is_kept_for_later_shrinks_as_the_day_passes() -> None:
     assert not allowed(low, view(used=45, day_fraction=0.0))  # 55 left, 60 kept at dawn
     assert allowed(low, view(used=45, day_fraction=0.5))  # 30 kept at noon
     assert allowed(low, view(used=98, day_fraction=0.999))  # the last hour may use what is left
-    assert not allowed(Claim(Tier.DEFERRED, 1.0), view(used=0, day_fraction=0.999))
+    assert not allowed(Claim(Tier.TRIAGED, 1.0), view(used=0, day_fraction=0.999))
 
 
 def test_the_catch_up_run_keeps_half_of_the_day_for_the_day() -> None:

@@ -12,14 +12,13 @@ for the catch-up run, which upgrades the same comment later.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from datetime import timedelta
 
 from .. import clock
 from ..gather.github_api import GitHub
 from ..models import Report
-from ..notes import note, note_values
+from ..notes import note
 from .ledger import ModelBudget
 from .priority import Claim, Tier, TriageLike, allowed, catch_up_allowed, claim
 from .queue import enqueue
@@ -27,11 +26,6 @@ from .queue import enqueue
 log = logging.getLogger(__name__)
 
 QUEUED_TRIAGE, QUEUED_BUDGET, QUEUED_FAILED = "triage", "budget", "failed"
-_DURATION = re.compile(r"^(?P<n>[\d.]+) (?P<unit>s|min|h)$")
-_UNIT = {"s": 1, "min": 60, "h": 3_600}
-_ROUNDING = {"s": 1, "min": 30, "h": 180}  # explain.duration's rounding, added back: never reopen early
-
-
 @dataclass(frozen=True)
 class Decision:
     withheld: str  # why the model is not asked ("" = ask it)
@@ -44,8 +38,6 @@ def decide(budget: ModelBudget | None, triage: TriageLike, *, asked: bool, draft
     c = claim(triage, asked=asked, draft=draft, reanalysis=reanalysis)
     if c.tier == Tier.TRIAGED and not catch_up:
         return Decision(note("confident_skip"), c, QUEUED_TRIAGE if budget is not None else "")
-    if c.tier == Tier.DEFERRED and not catch_up and budget is not None:
-        return Decision(note("deferred_skip"), c, QUEUED_TRIAGE)
     if budget is None:
         return Decision("", c)
     view = budget.view()
@@ -56,6 +48,8 @@ def decide(budget: ModelBudget | None, triage: TriageLike, *, asked: bool, draft
             why = note("quota_spent", when=f"{view.spent_until:%Y-%m-%d %H:%M}")
         elif view.left <= 0:
             why = note("budget_spent", limit=budget.limit)
+        elif c.tier == Tier.LIKELY_SKIP:
+            why = note("deferred_skip")
         else:
             why = note("budget_short", left=view.left, limit=budget.limit)
         return Decision(why, c, QUEUED_BUDGET)
@@ -65,21 +59,14 @@ def decide(budget: ModelBudget | None, triage: TriageLike, *, asked: bool, draft
     return Decision("", c)
 
 
-def _seconds(text: str) -> float | None:
-    """"2.4 h" -> the most it can stand for, in seconds; None when it is not a duration."""
-    m = _DURATION.match(text.strip())
-    return float(m.group("n")) * _UNIT[m.group("unit")] + _ROUNDING[m.group("unit")] if m else None
-
-
 def after_analysis(budget: ModelBudget | None, decision: Decision, report: Report, sha: str) -> Decision:
     """A day-quota answer marks the budget spent until it resets; a fallback is queued for the catch-up run."""
     if not report.fallback_reason:
         return decision
-    values = note_values(report.fallback_reason, "day_quota")
-    if budget is not None and values is not None:
-        wait = _seconds(str(values.get("wait", "")))
-        until = clock.now() + timedelta(seconds=wait if wait is not None else 3_600)
-        budget.mark_spent(until, sha)
+    hit = report.rate_limit
+    if budget is not None and hit is not None and hit.day_quota:
+        wait = hit.retry_after_s if hit.retry_after_s is not None else 3_600.0  # unknown: an hour, then ask again
+        budget.mark_spent(clock.now() + timedelta(seconds=wait + 1), sha)
     return Decision(decision.withheld, decision.claim, QUEUED_FAILED if budget is not None else "")
 
 

@@ -7,14 +7,16 @@ Every model request is a `Claim` of one of these tiers, in this order:
     READY       the first analysis of the other PRs ready for review; a re-analysis (material push) of a
                 PR triage ranks worth a close read
     LOW         drafts (with `include_drafts`), the other re-analyses
-    DEFERRED    what triage calls skip without being sure: no live request, the catch-up run's
+    LIKELY_SKIP what triage calls skip without being sure
     TRIAGED     a confident skip (triage.confident_skip): no live request, the catch-up run's last
 
 A live tier may spend the day's budget down to a floor kept for the tiers above it (`FLOOR`, a share of
 the budget that shrinks as the UTC day passes: what is kept is for PRs still to come). When the budget
-runs short, the low tiers stop first and the maintainers' asks stop last. What a skip-looking PR needs is
-the heuristic's comment now and a model analysis overnight: the day's requests go to what is worth
-reading. Within a tier, the catch-up run takes the highest triage score first.
+runs short, the low tiers stop first and the maintainers' asks stop last. A skip-looking PR also waits
+while the day's spending runs at more than half its sustainable pace (`SKIP_PACE` of the budget per share
+of the day passed, plus `SKIP_SLACK`): in a quiet repository every PR gets its model analysis at once; in
+a busy one the day's requests go to what is worth reading, and the skips get theirs from the catch-up run.
+Within a tier, the catch-up run takes the highest triage score first.
 
 The catch-up run spends only while at most `CATCH_UP_SHARE` of the day's budget is used, so that the day's
 own pull requests find the rest.
@@ -35,13 +37,14 @@ class Tier(IntEnum):
     READY_HIGH = 1
     READY = 2
     LOW = 3
-    DEFERRED = 4  # triage says skip, unsure: no live request; the catch-up run's
+    LIKELY_SKIP = 4  # triage says skip, unsure: only while the day's spending is well below its pace
     TRIAGED = 5  # a confident skip: no live request; the catch-up run's last
 
 
 # The share of the day's budget each live tier leaves for the tiers above it, at the start of the UTC day.
-FLOOR = {Tier.ASKED: 0.0, Tier.READY_HIGH: 0.05, Tier.READY: 0.30, Tier.LOW: 0.60}
-LIVE = frozenset(FLOOR)
+FLOOR = {Tier.ASKED: 0.0, Tier.READY_HIGH: 0.05, Tier.READY: 0.30, Tier.LOW: 0.60, Tier.LIKELY_SKIP: 0.60}
+SKIP_PACE = 0.5
+SKIP_SLACK = 0.05
 CATCH_UP_SHARE = 0.5
 
 
@@ -67,7 +70,7 @@ def claim(triage: TriageLike, *, asked: bool, draft: bool, reanalysis: bool) -> 
     if triage.confident_skip:
         return Claim(Tier.TRIAGED, triage.score)
     if triage.verdict == Verdict.SKIP:
-        return Claim(Tier.DEFERRED, triage.score)
+        return Claim(Tier.LIKELY_SKIP, triage.score)
     if draft:
         return Claim(Tier.LOW, triage.score)
     high = triage.verdict == Verdict.DEEP_READ
@@ -78,7 +81,9 @@ def claim(triage: TriageLike, *, asked: bool, draft: bool, reanalysis: bool) -> 
 
 def allowed(c: Claim, view: BudgetView) -> bool:
     """Whether this claim may reserve now: the budget left stays above its tier's floor for the rest of the day."""
-    if c.tier not in LIVE or view.left <= 0:
+    if c.tier not in FLOOR or view.left <= 0:
+        return False
+    if c.tier == Tier.LIKELY_SKIP and view.used + 1 > view.limit * (SKIP_PACE * view.day_fraction + SKIP_SLACK):
         return False
     floor = FLOOR[c.tier] * view.limit * (1 - view.day_fraction)
     return view.left - 1 >= floor
