@@ -8,8 +8,8 @@ day's traffic (bench/day_plan.py): each is opened, pushed to one to six times (m
 rebases, review fixes, typo fixes), sometimes asked about by a maintainer, then merged, at times shaped
 like vLLM's day. Every event is one `readworthy action` run, in process, against the tests' GitHub server
 and a GitHub Models stand-in with the free tier's limits for `openai/gpt-4.1-mini` (bench/day_models.py:
-8,000 input tokens a request, 15 a minute, 150 a rolling day, 5 at once) and one scripted answer per PR. The replay's clock
-is driven, never slept: the stand-in and the GitHub server both read it. The day ends with one run of the
+8,000 input tokens a request, 15 a minute, 150 a rolling day, 5 at once) and one scripted answer per PR. The
+replay's clock is driven, never slept: the stand-in and the GitHub server both read it. The day ends with one run of the
 next day's scheduled job (the catch-up run where there is one; before it, the daily digest) on the next
 day's quota.
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
 import json
 import os
 import re
@@ -60,6 +61,7 @@ from readworthy.gather import github_api  # noqa: E402
 from readworthy.render.state import decode_state  # noqa: E402
 
 REPO = "vllm-project/vllm"
+LOOPBACK = {"loopback_models": True} if "loopback_models" in inspect.signature(run_action).parameters else {}
 MAINTAINERS = ("maint-ana", "maint-bo")
 HOURLY_BUDGET = 1_000  # REST requests an hour per repository for the workflow token (GraphQL: points)
 SHARED = Path(os.environ["READWORTHY_VLLM_FIXTURES"]).parent if os.environ.get("READWORTHY_VLLM_FIXTURES") else next(
@@ -233,7 +235,9 @@ class Replay:
         devnull = open(os.devnull, "w")  # noqa: SIM115  (the action's ::commands:: are not the bench's output)
         stdout, sys.stdout = sys.stdout, devnull
         try:
-            code = run_action(os.environ)
+            # GitHub Models is the loopback stand-in here (the image's entry point never allows it; before
+            # that restriction there was no such argument)
+            code = run_action(os.environ, **LOOPBACK)
         finally:
             sys.stdout = stdout
             devnull.close()
@@ -281,8 +285,13 @@ class Replay:
             before = pr.head_sha
             pr.files = content(self.files[e.number], plan, e.version, self.edits[e.number])
             sha = _sha_for(f"{e.number}:{e.seq}")
-            pr.commits.append(PRCommit(sha=sha, message=f"{e.push} #{e.seq}", author=pr.user,
-                                       date=e.at.strftime("%Y-%m-%dT%H:%M:%SZ")))
+            if e.push == "rebase":  # the same commits replayed on a newer base: new SHAs, same messages
+                pr.commits = [PRCommit(sha=_sha_for(f"{c.sha}:{e.seq}"), message=c.message, author=c.author,
+                                       date=c.date) for c in pr.commits]
+                pr.commits[-1].sha = sha
+            else:
+                pr.commits.append(PRCommit(sha=sha, message=f"{e.push} #{e.seq}", author=pr.user,
+                                           date=e.at.strftime("%Y-%m-%dT%H:%M:%SZ")))
             pr.head_sha = sha
             self.run("pull_request_target", _payload(pr, "synchronize", plan.association, before=before, after=sha),
                      (e.number, e.push))

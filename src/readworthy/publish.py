@@ -244,6 +244,13 @@ def react(gh: GitHub, repo: str, number: int, comment_id: int, content: str = "e
 # --------------------------------------------------------------------------- git refs (the model budget)
 
 REFS_PERMISSION = "contents: write"
+OUR_REFS = "refs/readworthy/"  # the only refs readworthy ever writes: never a branch, a tag or a commit
+
+
+def _our_ref(name: str) -> str:
+    if not name.startswith(OUR_REFS) or ".." in name:
+        raise ValueError(f"readworthy writes git refs under {OUR_REFS} only, not {name!r}")
+    return name
 
 
 def create_ref(gh: GitHub, repo: str, name: str, sha: str) -> bool:
@@ -252,7 +259,7 @@ def create_ref(gh: GitHub, repo: str, name: str, sha: str) -> bool:
     A POST is never retried blindly (github_api.BoundedRetry): a lost answer surfaces as a PublishError."""
     with github_errors(f"create the git ref {name}", writing=True, permission=REFS_PERMISSION):
         try:
-            _lazy_repo(gh, repo).create_git_ref(name, sha)
+            _lazy_repo(gh, repo).create_git_ref(_our_ref(name), sha)
         except github.GithubException as exc:
             if exc.status == 422 and "already exists" in str(exc.data).lower():
                 return False
@@ -264,7 +271,7 @@ def delete_ref(gh: GitHub, repo: str, name: str) -> bool:
     """Delete the git ref `name` (refs/...); False when it was already gone."""
     with github_errors(f"delete the git ref {name}", writing=True, permission=REFS_PERMISSION):
         try:
-            gh.requester.requestJsonAndCheck("DELETE", f"/repos/{repo}/git/{name}")
+            gh.requester.requestJsonAndCheck("DELETE", f"/repos/{repo}/git/{_our_ref(name)}")
         except github.GithubException as exc:
             if exc.status in (404, 422):
                 return False

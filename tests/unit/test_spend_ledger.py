@@ -6,6 +6,7 @@ import threading
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from servers.github_fixtures import READONLY_TOKEN, github_client
 from servers.github_server import GitHubServer
 
@@ -140,3 +141,15 @@ def test_the_queue_keeps_each_prs_best_claim(github_server: GitHubServer) -> Non
     assert len(queue[7][1]) == 2 and len(queue[9][1]) == 1
     dequeue(gh, REPO, queue[7][1])
     assert set(read_queue(gh, REPO)) == {9}
+
+
+def test_readworthy_writes_no_ref_outside_its_own_namespace(github_server: GitHubServer) -> None:
+    from readworthy import publish
+
+    sha = _setup(github_server)
+    gh = github_client(github_server)
+    for name in ("refs/heads/main", "refs/tags/v1", "refs/readworthy/../heads/main"):
+        with pytest.raises(ValueError):
+            publish.create_ref(gh, REPO, name, sha)
+        with pytest.raises(ValueError):
+            publish.delete_ref(gh, REPO, name)
