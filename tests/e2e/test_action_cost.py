@@ -104,11 +104,13 @@ def test_model_analyses_per_pr_per_day_are_capped(
     github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Every push that changes the content costs an analysis; the third one in a day, with a cap of
-    two, gets the heuristic and says when the model will be asked again."""
+    """Every push that changes the content materially costs an analysis; the third one in a day, with a cap
+    of two, gets the heuristic and says when the model will be asked again."""
     pr = stranger_pr(github_server, "busy-author", "CONTRIBUTOR")
     for push in range(3):
-        pr.files[0].patch = f"@@ -1 +1,2 @@\n-x = 1\n+x = {push + 2}\n+cache = build()\n"
+        added = "".join(f"+cache_{i} = build({i})\n" for i in range(25 * (push + 1)))  # 25 more lines a push
+        pr.files[0].patch = f"@@ -1 +1,{1 + 25 * (push + 1)} @@\n-x = 1\n+x = {push + 2}\n{added}"
+        pr.files[0].additions, pr.files[0].deletions = 1 + 25 * (push + 1), 1
         openai_server.add_json(GOOD_DIGEST)
         result = run(monkeypatch, capsys, action_env(github_server, tmp_path / str(push), "pull_request_target",
                                                      pr_payload(pr, "synchronize"), openai_url=openai_server.url,

@@ -145,9 +145,11 @@ def test_a_new_head_commit_invalidates_the_stored_analysis(
     pr = add_pr_at(digest_env, "Open work", created=NOW - timedelta(hours=2), user="erin")
     openai_server.add_json(model_reply("skim"), times=1)
     assert _run(capsys, "--state", "open", "--since", "1d")[0] == 0
-    # a push: new head, new diff
+    # a push: new head, new diff, material (30 new lines; a one-line push keeps the analysis, spend/material.py)
     pr.head_sha = "f" * 40
-    pr.files[0].patch = "@@ -1,2 +1,3 @@\n def run():\n-    return 1\n+    y = 2\n+    return y\n"
+    body = "".join(f"+    y{i} = {i}\n" for i in range(30))
+    pr.files[0].patch = f"@@ -1,2 +1,32 @@\n def run():\n-    return 1\n{body}+    return y0\n"
+    pr.files[0].additions, pr.files[0].deletions = 31, 1
     openai_server.add_json(model_reply("deep-read", "Now a real change"), times=1)
     code, out, err = _run(capsys, "--state", "open", "--since", "1d", "--format", "json")
     assert code == 0, err
