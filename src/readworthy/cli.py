@@ -18,9 +18,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from . import __version__
-from .config import LANGUAGES, Settings, terminal_settings
+from .cli_flags import add_model_flags, add_verbose_flag, settings_from_flags
+from .config import LANGUAGES, MIN_BUDGET, Settings
 from .digest.args import add_digest_parser
-from .errors import ConfigError, GitHubError, InputError, ReadworthyError
+from .errors import ConfigError, GitHubError, InputError, ReadworthyError, UsageError
 from .models import Prompt, Report
 
 log = logging.getLogger("readworthy")
@@ -30,28 +31,10 @@ log = logging.getLogger("readworthy")
 
 
 def _add_model_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--language", choices=LANGUAGES, help="output language (default: en)")
-    parser.add_argument("--budget", type=int,
-                        help="prompt token budget (default: 16000; with GitHub Models what the model's "
-                             "request limit leaves, e.g. 6910)")
-    parser.add_argument("--model", help="model name (default: gpt-4.1-mini with OPENAI_API_KEY; openai/gpt-4.1-mini "
-                                        "on GitHub Models, used with GITHUB_TOKEN or GH_TOKEN when no key is set)")
-    parser.add_argument("--model-timeout", type=float, metavar="SECONDS",
-                        help="bound on the whole model step, retries included, before the heuristic stands in "
-                             "(default: 120)")
-    parser.add_argument("--no-github-models", dest="github_models", action="store_false", default=None,
-                        help="with no OPENAI_API_KEY, use the heuristic instead of GitHub Models "
-                             "(also READWORTHY_GITHUB_MODELS=false)")
+    add_model_flags(parser)
     parser.add_argument(
         "--format", choices=("markdown", "json"), default="markdown", help="what to print"
     )
-
-
-def _settings_from_args(args: argparse.Namespace, **extra: object) -> Settings:
-    names = ("language", "budget", "model", "model_timeout", "github_models")
-    # A flag left out must not hide the environment (READWORTHY_GITHUB_MODELS); `extra` may, on purpose.
-    flags = {name: value for name in names if (value := getattr(args, name, None)) is not None}
-    return terminal_settings({**flags, **extra})
 
 
 def report_to_json(report: Report) -> str:
@@ -85,27 +68,43 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .pack.prompt import pack_prompt
 
     # No model whatever the environment holds: no key, no base URL, no GitHub Models.
-    settings = _settings_from_args(args, openai_api_key=None, openai_base_url=None, github_models=False)
+    settings = settings_from_flags(args, openai_api_key=None, openai_base_url=None, github_models=False)
     settings = settings.model_copy(update={"openai_api_key": None})
-    report = analyze(pack_prompt(load_sample(), settings), settings, client=None)
+    ctx = load_sample()
+    log.debug("demo: the bundled sample PR %r, %d files", ctx.title, len(ctx.files))
+    prompt = pack_prompt(ctx, settings)
+    _log_prompt(prompt)
+    log.debug("no model (the demo never calls one): the heuristic analyzer answers")
+    report = analyze(prompt, settings, client=None)
+    log.debug("verdict: %s", report.verdict.value)
     _print_report(report, args.format)
     return 0
 
 
+def _log_prompt(prompt: Prompt) -> None:
+    cov = prompt.coverage
+    log.debug("packed: %d of %d prompt tokens (%s); of %d changed files %d in full, %d in part, %d by name; "
+              "%d secrets redacted", prompt.tokens, prompt.budget, prompt.encoding, cov.files_total, cov.files_full,
+              cov.files_partial, cov.files_name_only, cov.secrets_redacted)
+
+
 def cmd_local(args: argparse.Namespace) -> int:
     """Analyze a patch file, stdin, or a git range of the repository in the current directory."""
-    from .gather.local import LocalSource, context_from_source
+    from .gather.local import LocalSource, local_context
     from .pack.prompt import pack_prompt
 
     if args.patch is None and args.base is None:
-        raise InputError("give --patch FILE (or - for stdin) or --base REF [--head REF]")
+        raise UsageError("give --patch FILE (or - for stdin) or --base REF [--head REF]")
     # a flag that would be ignored is refused: the user meant something by it
     if args.patch is not None and args.head is not None:
-        raise InputError("--head goes with --base (analyze BASE...HEAD); with --patch the file is the whole "
+        raise UsageError("--head goes with --base (analyze BASE...HEAD); with --patch the file is the whole "
                          "input")
     if args.show_prompt and args.format == "json":
-        raise InputError("--show-prompt prints the model messages as text; drop --format json, or drop "
+        raise UsageError("--show-prompt prints the model messages as text; drop --format json, or drop "
                          "--show-prompt to get the JSON report")
+    if args.show_prompt and args.budget is not None and args.budget < MIN_BUDGET:
+        raise UsageError(f"--show-prompt prints the messages a model would get, and a model is asked with at "
+                         f"least {MIN_BUDGET:,} tokens: raise --budget")
     body = ""
     if args.body_file:
         try:
@@ -114,9 +113,16 @@ def cmd_local(args: argparse.Namespace) -> int:
             raise InputError(f"cannot read --body-file {args.body_file}: {exc.strerror}") from None
     source = LocalSource(patch=args.patch, base=args.base, head=args.head or "HEAD", title=args.title or "",
                          body=body)
-    ctx = context_from_source(source)
-    settings = _settings_from_args(args)
+    settings = settings_from_flags(args)  # flag errors before any reading
+    ctx, repo = local_context(source)
+    log.debug("read %s: %d files (+%d -%d), %d commits", "stdin" if args.patch == "-" else args.patch or
+              f"{args.base}...{args.head or 'HEAD'}", len(ctx.files), ctx.additions, ctx.deletions, len(ctx.commits))
+    if repo.config_found:
+        settings = settings.with_repo_config(repo.config)
+    log.debug("repository: %s; CODEOWNERS: %s; .github/readworthy.yml: %s", repo.root or "none here",
+              repo.codeowners_path or "none", "read" if repo.config_found else "none")
     prompt = pack_prompt(ctx, settings)
+    _log_prompt(prompt)
     if args.show_prompt:
         sys.stdout.write(prompt_to_text(prompt))
         return 0
@@ -124,7 +130,12 @@ def cmd_local(args: argparse.Namespace) -> int:
     from .analyze.client import make_openai_client
     from .analyze.model import analyze
 
-    report = analyze(prompt, settings, client=make_openai_client(settings))
+    client = make_openai_client(settings)
+    endpoint = settings.endpoint
+    log.debug("model: %s", f"{endpoint.kind} ({settings.model})" if client is not None else
+              f"none, the heuristic answers{': ' + endpoint.problem if endpoint.problem else ''}")
+    report = analyze(prompt, settings, client=client)
+    log.debug("verdict: %s (%s)", report.verdict.value, report.model or "heuristic")
     _print_report(report, args.format)
     return 0
 
@@ -146,7 +157,7 @@ def parse_pr_ref(ref: str) -> tuple[str, int, str | None]:
     url = _PR_URL_RE.match(ref)
     if url:
         return url.group(2).removesuffix(".git"), int(url.group(3)), url.group(1).lower()
-    raise InputError("expected OWNER/REPO#NUMBER or a pull request URL "
+    raise UsageError("expected OWNER/REPO#NUMBER or a pull request URL "
                      f"(https://github.com/OWNER/REPO/pull/N), got {ref!r}")
 
 
@@ -162,7 +173,7 @@ def _pr_settings(args: argparse.Namespace, repo: str, web_root: str | None,
         extra["github_token"] = environ["GH_TOKEN"]
     if web_root is not None:
         extra.update(_api_for_host(web_root, environ.get("GITHUB_API_URL", "")))
-    return _settings_from_args(args, **extra)
+    return settings_from_flags(args, **extra)
 
 
 def _api_for_host(web_root: str, api_url: str) -> dict[str, object]:
@@ -222,12 +233,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Say whether a pull request is worth reading, and why.",
     )
     parser.add_argument("--version", action="version", version=f"readworthy {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    add_verbose_flag(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="analyze the bundled sample PR (no key, no network)")
     demo.add_argument("--language", choices=LANGUAGES)
     demo.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    add_verbose_flag(demo)
     demo.set_defaults(func=cmd_demo)
 
     local = sub.add_parser("local", help="analyze a unified diff or a git range, without GitHub")
@@ -239,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     local.add_argument("--body-file", metavar="FILE", help="file holding the PR description")
     local.add_argument("--show-prompt", action="store_true", help="print the model messages and exit")
     _add_model_flags(local)
+    add_verbose_flag(local)
     local.set_defaults(func=cmd_local)
 
     pr = sub.add_parser("pr", help="review one PR on GitHub, like the action (GITHUB_TOKEN)")
@@ -246,9 +259,11 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--dry-run", action="store_true", help="print the comment, post nothing")
     pr.add_argument("--force", action="store_true", help="ignore the cached analysis")
     _add_model_flags(pr)
+    add_verbose_flag(pr)
     pr.set_defaults(func=cmd_pr)
 
     action = sub.add_parser("action", help="the GitHub Action entry point (reads GITHUB_* / INPUT_*)")
+    add_verbose_flag(action)
     action.set_defaults(func=cmd_action)
 
     add_digest_parser(sub, cmd_digest)

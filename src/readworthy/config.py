@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from .analyze.limits import DEFAULT_PLAN, ModelLimits, Plan, limits_for, with_overrides
+from .analyze.limits import DEFAULT_PLAN, MIN_BUDGET, ModelLimits, Plan, limits_for, with_overrides
 from .endpoint import GITHUB_MODELS_HOST, GITHUB_MODELS_URL, Endpoint, resolve_endpoint
 from .errors import ConfigError
 
@@ -88,7 +88,7 @@ class RepoConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     language: Language | None = None
-    budget: int | None = Field(default=None, ge=1_000, le=1_000_000)
+    budget: int | None = Field(default=None, ge=MIN_BUDGET, le=1_000_000)
     model: str | None = None
     # path glob (gitignore style) -> human area name, e.g. "vllm/v1/worker/**": "MRV2 / worker"
     areas: dict[str, str] = Field(default_factory=dict)
@@ -135,7 +135,7 @@ class Settings(BaseModel):
     model_timeout: float = Field(default=DEFAULT_MODEL_TIMEOUT, gt=0, le=3_600)  # the whole model step
     model_max_retries: int = Field(default=3, ge=0, le=10)
     # Default 16,000; with GitHub Models, what the model's per-request input limit leaves (see below).
-    budget: int = Field(default=DEFAULT_BUDGET, ge=1_000, le=1_000_000)
+    budget: int = Field(default=DEFAULT_BUDGET, ge=1, le=1_000_000)
     output_reserve: int = Field(default=2_000, ge=200)
     price_table: dict[str, tuple[float, float]] = Field(default_factory=dict)  # model -> ($/1M in, $/1M out)
     # github
@@ -188,6 +188,10 @@ class Settings(BaseModel):
     @model_validator(mode="after")
     def _budget_fits_the_endpoint(self) -> Settings:
         object.__setattr__(self, "budget", self._fitted_budget(self.budget, "budget" in self.model_fields_set))
+        if self.budget < MIN_BUDGET and self.endpoint.kind != "none":
+            raise ValueError(f"budget: {self.budget:,} is below {MIN_BUDGET:,}, the smallest budget a model is "
+                             "asked with (the instructions, the repository's taste and the section fences take up "
+                             "to about 2,500); raise it")
         return self
 
     def _fitted_budget(self, budget: int, explicit: bool) -> int:
@@ -248,7 +252,8 @@ def build_settings(values: Mapping[str, object]) -> Settings:
     try:
         return Settings.model_validate(clean)
     except ValidationError as exc:
-        lines = [f"  {_field_name(e['loc'])}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors()]
+        lines = [f"  {_field_name(e['loc'])}: {e['msg'].removeprefix('Value error, ')}".replace("  : ", "  ")
+                 for e in exc.errors()]
         raise ConfigError("invalid settings:\n" + "\n".join(lines)) from None
 
 
@@ -331,14 +336,15 @@ def check_token_destination(settings: Settings, *, loopback: bool) -> Settings:
 
 def terminal_settings(flags: Mapping[str, object], environ: Mapping[str, str] | None = None) -> Settings:
     """Settings for a command run from a terminal: the openai SDK's and GitHub's environment variables
-    (OPENAI_API_KEY, OPENAI_BASE_URL, GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL, GITHUB_GRAPHQL_URL), then
-    the flags. With no OpenAI key and a GitHub token, GitHub Models answers (endpoint.py)."""
+    (OPENAI_API_KEY, OPENAI_BASE_URL, GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL, GITHUB_GRAPHQL_URL) and
+    READWORTHY_OWN_LOGIN, then the flags. With no OpenAI key and a GitHub token, GitHub Models answers (endpoint.py)."""
     env = os.environ if environ is None else environ
     values: dict[str, object] = model_env(env)
     values.update(
         github_token=env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or None,
         github_api_url=env.get("GITHUB_API_URL") or None,
         github_graphql_url=env.get("GITHUB_GRAPHQL_URL") or None,
+        own_login=env.get("READWORTHY_OWN_LOGIN") or None,  # the action's `own-login` input
     )
     values.update(flags)
     # From a terminal the token is the user's own, and this machine may run a proxy or a test server.

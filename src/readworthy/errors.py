@@ -1,8 +1,8 @@
 """The few errors readworthy raises on purpose. Each message names the fix.
 
 Entry points map them to exit codes: a ReadworthyError is a known failure
-(exit 1, or 0 when `fail-on-error` is false and the failure is recoverable);
-anything else is a bug (exit 3, traceback kept).
+(exit 1, or 0 when `fail-on-error` is false and the failure is recoverable; a UsageError of the
+command line exits 2); anything else is a bug (exit 3, traceback kept).
 """
 
 
@@ -10,6 +10,13 @@ class ReadworthyError(Exception):
     """A known failure with a message meant for the user."""
 
     exit_code = 1
+
+
+class UsageError(ReadworthyError):
+    """The command line was used wrongly (flags that do not go together, a bad flag value): exit 2, as for
+    argparse's own usage errors."""
+
+    exit_code = 2
 
 
 class ConfigError(ReadworthyError):

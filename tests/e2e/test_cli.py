@@ -72,8 +72,8 @@ def test_show_prompt_fits_the_budget(budget: int) -> None:
 
 def test_a_budget_smaller_than_the_instructions_is_refused_with_the_minimum() -> None:
     proc = run_cli("local", "--patch", str(SAMPLE_PATCH), "--budget", "1000", "--show-prompt")
-    assert proc.returncode == 1
-    assert "raise the budget" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2  # a usage error (issue 23): the flag's value, as argparse's own
+    assert "at least 2,600 tokens: raise --budget" in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout == ""
 
 
@@ -120,7 +120,7 @@ def test_a_directory_given_to_patch_says_it_is_a_directory(tmp_path: Path) -> No
 ])
 def test_flags_that_would_be_ignored_are_refused(flags: list[str], words: str) -> None:
     proc = run_cli("local", "--patch", str(SAMPLE_PATCH), *flags)
-    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.returncode == 2 and proc.stdout == ""  # usage errors exit 2, as argparse's own (issue 23)
     assert words in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -155,7 +155,7 @@ def test_a_cut_off_patch_is_reported_as_incomplete(tmp_path: Path) -> None:
 
 def test_missing_source_is_a_clear_error() -> None:
     proc = run_cli("local")
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "--patch" in proc.stderr and "Traceback" not in proc.stderr
 
 

@@ -191,7 +191,9 @@ def test_max_cost_never_starts_an_analysis_that_could_pass_the_cap(
     assert data["usage"]["cost_usd"] == pytest.approx(0.0168)
     assert [x["reason"] for x in data["left_out"] if x["reason"] != "skipped-rule"] == ["max-cost"]
 
-    # a cap below one analysis starts none, and says so
+    # a cap below one analysis starts none, and says so; a dry run asks nobody who the token is, so the
+    # stored analyses are ours by READWORTHY_OWN_LOGIN
+    monkeypatch.setenv("READWORTHY_OWN_LOGIN", WORKFLOW_LOGIN)
     code, out, err = _run(capsys, "--since", "24h", "--max-cost", "0.001", "--dry-run")
     assert code == 0, err
     assert len(openai_server.chat_requests) == 2
@@ -235,7 +237,7 @@ def test_bad_flags_are_clear_errors(digest_env: GitHubServer, capsys: pytest.Cap
         (["--to", "2026-01-01"], "--to needs --from"),
     ):
         code, _, err = _run(capsys, *args)
-        assert code == 1 and words in err and "Traceback" not in err, args
+        assert code == 2 and words in err and "Traceback" not in err, args  # usage errors, as argparse's
 
 
 def test_a_personal_token_works_too(github_server: GitHubServer, monkeypatch: pytest.MonkeyPatch,

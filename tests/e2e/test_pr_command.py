@@ -9,7 +9,7 @@ from servers.github_server import GitHubServer
 from servers.github_state import PERSONAL_TOKEN
 
 from readworthy.cli import main, parse_pr_ref
-from readworthy.errors import InputError
+from readworthy.errors import UsageError
 
 
 @pytest.mark.parametrize(("ref", "expected"), [
@@ -29,7 +29,7 @@ def test_pr_refs_in_both_forms(ref: str, expected: tuple[str, int, str | None]) 
     "https://github.com/o/pull/5", "ftp://github.com/o/r/pull/5", "github.com/o/r/pull/5",
 ])
 def test_other_refs_are_one_clear_input_error(ref: str) -> None:
-    with pytest.raises(InputError, match="OWNER/REPO#NUMBER or a pull request URL"):
+    with pytest.raises(UsageError, match="OWNER/REPO#NUMBER or a pull request URL"):
         parse_pr_ref(ref)
 
 

@@ -39,7 +39,12 @@ FRAMING_TOKENS = 160
 # The smallest repair turn (model.py): the correction request alone, without the rejected answer. Reserved
 # in every budget so a repair turn always fits; the rejected answer is added only where room is left.
 REPAIR_RESERVE_TOKENS = 130
-MIN_BUDGET = 1_000  # Settings' own floor: below it the instructions alone would not fit
+# The smallest prompt budget a model is asked with (Settings refuses less when a model is asked; with none,
+# the heuristic packs at it): the instructions, the repository's taste and every section's fences, with room
+# for the PR, in every language and tokenizer. The worst, zh-CN with a full taste on a non-OpenAI model
+# (counted with a safety factor), needs about 2,530; tests/e2e/test_cli_issue23.py keeps it true. GitHub
+# Models' smallest request budget (4,000-token models) is 2,910.
+MIN_BUDGET = 2_600
 
 
 @dataclass(frozen=True)

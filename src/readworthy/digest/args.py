@@ -7,7 +7,8 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from ..config import LANGUAGES
+from ..cli_flags import add_model_flags, add_verbose_flag
+from ..config import MIN_BUDGET
 from .models import DEFAULT_CATEGORY, DEFAULT_CONCURRENCY, DEFAULT_LABEL, PR_STATES, PUBLISH_TARGETS
 
 
@@ -29,19 +30,19 @@ def add_digest_parser(sub: Any, func: Callable[[argparse.Namespace], int]) -> No
                         help="only stored analyses: 0 model calls (the final job of a backfill)")
     limits.add_argument("--concurrency", metavar="N", help=f"analyses at a time (default {DEFAULT_CONCURRENCY})")
     out = p.add_argument_group("output")
-    out.add_argument("--language", choices=LANGUAGES)
-    out.add_argument("--model", help="model name (key from OPENAI_API_KEY; without one, GitHub Models with "
-                                      "GITHUB_TOKEN or GH_TOKEN)")
-    out.add_argument("--budget", type=int, help="prompt token budget per PR")
+    add_model_flags(out, budget_help=f"prompt token budget per PR (at least {MIN_BUDGET:,} when a model is asked)")
     out.add_argument("--output", metavar="FILE", help="write the digest here (.json -> JSON) instead of stdout")
     out.add_argument("--format", choices=("markdown", "json"), help="default: from --output's suffix, else markdown")
     out.add_argument("--publish", choices=PUBLISH_TARGETS, default="none",
                      help="also post it: a new issue, a rolling issue (found by --label) or a discussion")
     out.add_argument("--label", help=f"label of the digest issue (default {DEFAULT_LABEL})")
     out.add_argument("--discussion-category", help=f"category for --publish discussion (default {DEFAULT_CATEGORY})")
-    out.add_argument("--dry-run", action="store_true", help="write nothing to GitHub (no PR comments, no digest)")
+    out.add_argument("--dry-run", action="store_true",
+                     help="write nothing to GitHub (no PR comments, no digest) and do not ask who the token is: "
+                          "stored analyses are reused only with READWORTHY_OWN_LOGIN set")
     out.add_argument("--list-chunks", metavar="N|auto",
                      help='print {"prs": "1,2,...", "chunks": [...], "count": n, ...} for a workflow matrix and exit; '
                           "`auto` plans only what GitHub's remaining request budget allows now (the rest is "
                           '"deferred" to a later run) in chunks of about 25')
+    add_verbose_flag(p)
     p.set_defaults(func=func)

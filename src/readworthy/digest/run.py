@@ -26,8 +26,9 @@ from typing import Any
 import openai
 
 from .. import publish
-from ..config import Settings, terminal_settings
-from ..errors import ConfigError, GitHubError, PublishError
+from ..cli_flags import settings_from_flags
+from ..config import Settings
+from ..errors import ConfigError, GitHubError, PublishError, UsageError
 from ..event import parse_pr_numbers
 from ..gather import github_api
 from ..gather.github_api import GitHub, rate_left
@@ -273,16 +274,21 @@ def run_digest_command(args: argparse.Namespace, now: datetime | None = None) ->
     from ..analyze.client import make_openai_client
 
     moment = now or datetime.now(UTC)
-    settings = terminal_settings({"language": args.language, "budget": args.budget, "model": args.model})
+    settings = settings_from_flags(args)
+    try:
+        request = request_from_args(args, moment)
+    except ConfigError as exc:  # a flag's value or a combination of flags: a usage error, as argparse's
+        raise UsageError(str(exc)) from None
     if settings.github_token is None:
         raise ConfigError("GITHUB_TOKEN is not set: export a token that can read the repository")
-    request = request_from_args(args, moment)
     gh = github_api.make_github(settings)
     if args.list_chunks is not None:  # a number, or `auto`
         print(json.dumps(list_chunks(gh, settings, request, args.list_chunks), separators=(",", ":")))
         return 0
     client = None if request.cached_only else make_openai_client(settings)
-    login = settings.own_login or github_api.own_login(gh, settings)
+    # A dry run asks GitHub nothing it does not need: without READWORTHY_OWN_LOGIN no stored analysis is
+    # trusted (our comments cannot be told from a copy), and every PR in scope is analysed afresh.
+    login = settings.own_login or ("" if args.dry_run else github_api.own_login(gh, settings))
     result = run_digest(gh, settings, request, client, own_login=login, now=moment)
     failure = deliver(gh, settings, result, login, output=args.output, fmt=_format(args),
                       summary_path=os.environ.get("GITHUB_STEP_SUMMARY"), stdout=args.output is None)

@@ -325,11 +325,16 @@ def own_login(gh: github.Github, settings: Settings) -> str:
             raise GitHubError(
                 f"cannot tell which account the GitHub token belongs to. GraphQL viewer: {graphql_failure} "
                 f"GET /user: {exc.status or 'no usable answer'}. If GitHub is only briefly unavailable, "
-                "re-run the job; otherwise set the `own-login` input to the account that writes the comment "
-                "(github-actions[bot] for the workflow token)."
+                f"re-run the job; otherwise set {_own_login_setting(settings)} to the account that writes the "
+                "comment (github-actions[bot] for the workflow token)."
             ) from None
         raise GitHubError(
             "cannot tell which account the GitHub token belongs to (GraphQL viewer and GET /user both "
-            f"failed: {exc.status or 'no usable answer'}); set the `own-login` input to the "
+            f"failed: {exc.status or 'no usable answer'}); set {_own_login_setting(settings)} to the "
             "account that writes the comment (github-actions[bot] for the workflow token)."
         ) from None
+
+
+def _own_login_setting(settings: Settings) -> str:
+    """The `own-login` input in the action, its environment variable from a terminal."""
+    return "the `own-login` input" if settings.run_from == "action" else "READWORTHY_OWN_LOGIN"

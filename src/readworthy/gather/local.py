@@ -1,7 +1,9 @@
 """Build a PRContext without GitHub: from a patch file, stdin, or a git range of the current repository.
 
-This is `readworthy local`'s gather stage. git runs as a subprocess, read-only. For a git range the
-audience comes from CODEOWNERS and `.github/readworthy.yml` at the merge base, as the action reads them.
+This is `readworthy local`'s gather stage. git runs as a subprocess, read-only. The repository's
+CODEOWNERS and `.github/readworthy.yml` (audience, language, budget, taste ...) are read as the action
+reads them from the base branch: at the merge base for a git range, and from the working tree of the
+repository the command runs in for a patch (none outside a repository).
 """
 
 from __future__ import annotations
@@ -9,9 +11,11 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import RepoConfig
 from ..errors import InputError
 from ..models import Commit, PRContext
 from .diffparse import parse_patch
@@ -38,7 +42,7 @@ class LocalSource:
 def read_patch_text(patch: str) -> str:
     """Read a patch file (or stdin for "-") as text; bytes that are not UTF-8 become U+FFFD."""
     if patch == "-":
-        data = sys.stdin.buffer.read(MAX_PATCH_BYTES + 1)
+        data = _read_stdin()
     else:
         path = Path(patch)
         if path.is_dir():
@@ -57,6 +61,17 @@ def read_patch_text(patch: str) -> str:
         raise InputError(f"patch {'on stdin' if patch == '-' else patch} is larger than "
                          f"{MAX_PATCH_BYTES // 2**20} MiB")
     return data.decode("utf-8", errors="replace")
+
+
+def _read_stdin() -> bytes:
+    stdin = sys.stdin
+    try:
+        if stdin is None:  # started with standard input closed (`<&-`)
+            raise OSError("closed")
+        return stdin.buffer.read(MAX_PATCH_BYTES + 1)
+    except (OSError, ValueError):
+        raise InputError("--patch -: standard input is closed, so there is no diff to read; pipe one in "
+                         "(git diff main | readworthy local --patch -) or give --patch FILE") from None
 
 
 def _git(args: list[str], cwd: Path) -> str:
@@ -81,14 +96,47 @@ def _git_show(ref: str, path: str, cwd: Path) -> str | None:
     return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None
 
 
-def base_audience(merge_base: str, paths: list[str], cwd: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """CODEOWNERS owners and `.github/readworthy.yml` areas of the changed paths, read at the merge base
-    like the action reads them from the base branch: the change must not pick its own audience."""
-    found = first_codeowners({p: _git_show(merge_base, p, cwd) for p in CODEOWNERS_PATHS})
-    owners = match_owners(found[1], paths) if found else {}
-    config_text = _git_show(merge_base, CONFIG_PATH, cwd)
-    areas = parse_repo_config(config_text)[0].areas if config_text is not None else {}
-    return owners, match_areas(areas, paths)
+@dataclass(frozen=True)
+class LocalRepo:
+    """What the repository around a local run says about it (nothing outside a repository)."""
+
+    root: str = ""  # the repository's top directory, "" when there is none
+    codeowners_path: str = ""  # the CODEOWNERS GitHub would use, "" when there is none
+    config: RepoConfig = RepoConfig()
+    config_found: bool = False  # `.github/readworthy.yml` exists where it was read
+    owners: dict[str, list[str]] | None = None
+    areas: dict[str, list[str]] | None = None
+
+
+def repo_files(read: Callable[[str], str | None], paths: list[str], root: str) -> LocalRepo:
+    """CODEOWNERS owners and `.github/readworthy.yml` (areas and the rest) for the changed paths, each file
+    read with `read(path)` (None: not there). Problems in the file are logged, as the action reports them."""
+    found = first_codeowners({p: read(p) for p in CODEOWNERS_PATHS})
+    config_text = read(CONFIG_PATH)
+    config, problems = parse_repo_config(config_text) if config_text is not None else (RepoConfig(), [])
+    for problem in problems:
+        log.warning("%s", problem)
+    return LocalRepo(root=root, codeowners_path=found[0] if found else "", config=config,
+                     config_found=config_text is not None, owners=match_owners(found[1], paths) if found else {},
+                     areas=match_areas(config.areas, paths))
+
+
+def working_tree_root(cwd: Path) -> Path | None:
+    """The top directory of the git repository `cwd` is in; None outside one (or without git)."""
+    try:
+        proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True, check=False,
+                              timeout=30)
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return None
+    top = proc.stdout.decode("utf-8", errors="replace").strip()
+    return Path(top) if proc.returncode == 0 and top else None
+
+
+def _working_tree_file(root: Path, path: str) -> str | None:
+    try:
+        return (root / path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None  # absent (or unreadable, a directory): as GitHub, no file there
 
 
 def git_range_patch(base: str, head: str, cwd: Path) -> tuple[str, list[Commit]]:
@@ -108,21 +156,33 @@ def git_range_patch(base: str, head: str, cwd: Path) -> tuple[str, list[Commit]]
 
 def context_from_source(source: LocalSource, cwd: Path | None = None) -> PRContext:
     """A PRContext from a patch or a git range. Title defaults to the first commit subject."""
+    return local_context(source, cwd)[0]
+
+
+def local_context(source: LocalSource, cwd: Path | None = None) -> tuple[PRContext, LocalRepo]:
+    """The PRContext of a patch or a git range, and what the repository says about it (see the module
+    docstring): its owners and areas are in the context; its configuration is the caller's to apply."""
     cwd = cwd or Path.cwd()
-    owners: dict[str, list[str]] = {}
-    areas: dict[str, list[str]] = {}
-    if source.patch is not None:  # a patch may come from anywhere: no repository to ask for owners
-        parsed = parse_patch(read_patch_text(source.patch))
+    if source.patch is not None:
+        text = read_patch_text(source.patch)
+        if not text.strip():
+            raise InputError(f"no changes: the patch {'on stdin' if source.patch == '-' else source.patch} is "
+                             "empty (did `git diff` print nothing?)")
+        parsed = parse_patch(text)
         commits = parsed.commits
+        root = working_tree_root(cwd)
+        paths = [f.path for f in parsed.files]
+        repo = repo_files(lambda path: _working_tree_file(root, path), paths, str(root)) if root else LocalRepo()
     elif source.base:
         diff, commits = git_range_patch(source.base, source.head, cwd)
         if not diff.strip():
             raise InputError(f"no changes between {source.base} and {source.head}")
         parsed = parse_patch(diff)
         merge_base = _git(["merge-base", source.base, source.head], cwd).strip()
-        owners, areas = base_audience(merge_base, [f.path for f in parsed.files], cwd)
+        repo = repo_files(lambda path: _git_show(merge_base, path, cwd), [f.path for f in parsed.files], str(cwd))
     else:
         raise InputError("nothing to analyze: give --patch FILE (or - for stdin) or --base REF")
+    owners, areas = repo.owners or {}, repo.areas or {}
     files = parsed.files
     for note in parsed.notes:
         log.warning("%s", note)  # the user can fix their input; the comment says it too
@@ -140,4 +200,4 @@ def context_from_source(source: LocalSource, cwd: Path | None = None) -> PRConte
         owners=owners,
         areas=areas,
         gather_notes=parsed.notes,
-    )
+    ), repo
