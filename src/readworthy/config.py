@@ -27,12 +27,14 @@ from pydantic import (
     model_validator,
 )
 
-from .analyze.limits import DEFAULT_PLAN, MIN_BUDGET, ModelLimits, Plan, limits_for, with_overrides
+from .analyze.limits import DEFAULT_PLAN, ModelLimits, Plan, limits_for, with_overrides
+from .analyze.limits import MIN_BUDGET as _MIN_BUDGET
 from .endpoint import GITHUB_MODELS_HOST, GITHUB_MODELS_URL, Endpoint, resolve_endpoint
 from .errors import ConfigError
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 DEFAULT_BUDGET = 16_000
+MIN_BUDGET = _MIN_BUDGET  # the one floor (analyze/limits.py says why); refused only when a model is asked
 DEFAULT_MAX_ANALYSES_PER_DAY = 12  # a PR pushed every hour still gets a model-written guide most of the day
 DEFAULT_MODEL_TIMEOUT = 120.0  # seconds for the whole model step: every attempt, wait and repair turn
 DEFAULT_API_URL = "https://api.github.com"
