@@ -72,7 +72,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     settings = settings.model_copy(update={"openai_api_key": None})
     ctx = load_sample()
     log.debug("demo: the bundled sample PR %r, %d files", ctx.title, len(ctx.files))
-    prompt = pack_prompt(ctx, settings)
+    prompt = pack_prompt(ctx, settings.for_packing())
     _log_prompt(prompt)
     log.debug("no model (the demo never calls one): the heuristic analyzer answers")
     report = analyze(prompt, settings, client=None)
@@ -121,7 +121,7 @@ def cmd_local(args: argparse.Namespace) -> int:
         settings = settings.with_repo_config(repo.config)
     log.debug("repository: %s; CODEOWNERS: %s; .github/readworthy.yml: %s", repo.root or "none here",
               repo.codeowners_path or "none", "read" if repo.config_found else "none")
-    prompt = pack_prompt(ctx, settings)
+    prompt = pack_prompt(ctx, settings.for_packing())
     _log_prompt(prompt)
     if args.show_prompt:
         sys.stdout.write(prompt_to_text(prompt))

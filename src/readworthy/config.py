@@ -233,6 +233,13 @@ class Settings(BaseModel):
         """A model will be asked: an OpenAI-compatible key, or GitHub Models with the GitHub token."""
         return self.endpoint.kind != "none"
 
+    def for_packing(self) -> Settings:
+        """These settings with a budget the packer can fill: with no model to ask, a budget under the floor
+        (accepted then) is raised to it, since only the heuristic reads the packed material."""
+        if self.budget >= MIN_BUDGET or self.has_model:
+            return self
+        return self.model_copy(update={"budget": MIN_BUDGET})
+
     def with_repo_config(self, repo_config: RepoConfig) -> Settings:
         """Settings with the repository's file applied under explicitly given inputs."""
         update: dict[str, object] = {"repo_config": repo_config}

@@ -288,8 +288,11 @@ def test_own_login_falls_back_to_rest_then_names_the_override(github_server: Git
     personal = _settings(github_server, PERSONAL_TOKEN)
     assert own_login(make_github(personal), personal) == "octocat"
     workflow = _settings(github_server, WORKFLOW_TOKEN)
-    with pytest.raises(GitHubError, match="own-login"):
+    with pytest.raises(GitHubError, match="READWORTHY_OWN_LOGIN"):  # from a terminal, its variable (issue 23)
         own_login(make_github(workflow), workflow)
+    in_action = workflow.model_copy(update={"run_from": "action"})
+    with pytest.raises(GitHubError, match="the `own-login` input"):
+        own_login(make_github(in_action), in_action)
 
 
 def test_make_github_does_not_space_reads_but_spaces_writes(github_server: GitHubServer) -> None:

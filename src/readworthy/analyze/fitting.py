@@ -19,7 +19,7 @@ from typing import Any
 from ..pack.prompt import PER_MESSAGE_TOKENS
 from ..pack.tokens import TokenCounter, truncate_to_tokens
 from .explain import clip
-from .limits import FRAMING_TOKENS, MIN_BUDGET, REPAIR_RESERVE_TOKENS, request_budget
+from .limits import FRAMING_TOKENS, MIN_BUDGET, REPAIR_RESERVE_TOKENS, SCHEMA_TOKENS, request_budget
 
 UNBOUNDED_PREVIOUS_CHARS = 6_000  # no known limit: the rejected answer is clipped to this many characters
 MIN_PREVIOUS_TOKENS = 120  # less room than this for the rejected answer: send the correction request alone
@@ -95,6 +95,8 @@ def smaller_budget(text: str, budget: int, limit: int | None) -> tuple[int, int 
     """(budget, input limit) for the one smaller retry after a 413, or None when there is no smaller one."""
     stated = stated_limit(text)
     if stated is not None and (limit is None or stated < limit):
+        if stated - (SCHEMA_TOKENS + FRAMING_TOKENS + REPAIR_RESERVE_TOKENS) < MIN_BUDGET:
+            return None  # even the smallest prompt a model is asked with would not fit the stated limit
         limit = stated
         smaller = min(request_budget(stated), int(budget * 0.9))
     else:

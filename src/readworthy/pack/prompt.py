@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..config import MIN_BUDGET, Settings
+from ..config import Settings
 from ..errors import ConfigError
 from ..models import (
     CorrectionMatch,
@@ -75,9 +75,6 @@ def pack_prompt(ctx: PRContext, settings: Settings, counter: TokenCounter | None
     """The messages for the model, at most settings.budget tokens, with what was seen (Coverage).
     `corrections`: the team's past corrections most like this PR (pack/corrections.py), in a bounded
     section of their own that counts in the budget like any other."""
-    if settings.budget < MIN_BUDGET and not settings.has_model:
-        # no model will read it (config.py accepts any budget then): the heuristic's prompt is the floor's
-        settings = settings.model_copy(update={"budget": MIN_BUDGET})
     counter = counter or get_token_counter(settings.model, settings.openai_base_url)
     material = prepare_material(ctx)
     clean = material.ctx
