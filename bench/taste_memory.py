@@ -7,12 +7,14 @@ uses the memory exactly as in a run (memory/similar.py: `nearest`, then the evid
 
 from __future__ import annotations
 
+import argparse
 import random
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from verdicts import Agreement, Verdict, agreement, patch_path, report
+from verdicts import DEFAULT_FIXTURES, Agreement, Verdict, agreement, load_all_labels, patch_path, report
 
 from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.gather.local import LocalSource, context_from_source
@@ -224,3 +226,25 @@ def _over_splits(labels: Mapping[int, Verdict], cases: Mapping[int, Case], seed:
         extra = f"   vs without: better on {tally[0]}, same on {tally[1]}, worse on {tally[2]}" if tally else ""
         lines.append(f"  {name:<40} {totals[name] / max(splits, 1):.3f}{extra}")
     return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`bench/verdicts.py --memory` runs this (it cannot import it: this module builds on verdicts.py)."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--fixtures", type=Path, action="append", default=[], metavar="DIR",
+                        help="a folder of labelled fixtures (repeatable; default: both development sets)")
+    parser.add_argument("--seed", type=int, default=17, help="the seed of the reported split")
+    parser.add_argument("--splits", type=int, default=200, help="how many seeded splits to average")
+    parser.add_argument("--language", default="en", choices=("en", "zh-CN"))
+    args = parser.parse_args(argv)
+    roots = args.fixtures or DEFAULT_FIXTURES
+    labels = load_all_labels(roots)
+    if not labels:
+        print("labels not found in " + ", ".join(str(r / "labels.jsonl") for r in roots), file=sys.stderr)
+        return 2
+    print(memory_bench(roots, labels, args.seed, args.splits, args.language))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -59,6 +59,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -297,11 +298,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(labels)} labelled PRs in " + ", ".join(str(r) for r in roots if (r / "labels.jsonl").is_file())
           + ": " + ", ".join(
         f"{v} {sum(1 for x in labels.values() if x.verdict == v)}" for v in VERDICTS))
-    if args.memory:
-        from taste_memory import memory_bench
-
-        print(memory_bench(roots, labels, args.seed, args.splits, args.language))
-        return 0
+    if args.memory:  # taste_memory.py builds on this module: run it rather than import it (no circle)
+        return subprocess.call([sys.executable, str(Path(__file__).with_name("taste_memory.py")),
+                                *(f"--fixtures={root}" for root in roots), "--seed", str(args.seed),
+                                "--splits", str(args.splits), "--language", args.language])
     results = []
     if not args.no_heuristic:
         results.append(agreement("heuristic", labels, heuristic_answers(roots, sorted(labels), args.language)))

@@ -76,8 +76,9 @@ from .event import Event, parse_event
 from .gather.github_api import GitHub, make_github, own_login
 from .gather.memory import MemoryReader
 from .gather.rest import has_write_access, open_pull_numbers
-from .memory.record import clean_line, steering
+from .memory.record import steering
 from .models import Prompt, Verdict
+from .render.safe_markdown import clean_line
 
 if TYPE_CHECKING:
     from .digest.models import DigestResult

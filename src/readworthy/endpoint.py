@@ -20,13 +20,38 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 from urllib.parse import urlparse
+
+from pydantic import SecretStr
 
 from .notes import note
 
-if TYPE_CHECKING:
-    from .config import Settings
+
+class Settings(Protocol):
+    """What the endpoint decision reads of config.Settings (which satisfies it): declared here so that this
+    module does not import config, which builds on it (no import circle, not even for types)."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def openai_api_key(self) -> SecretStr | None: ...
+    @property
+    def openai_base_url(self) -> str | None: ...
+    @property
+    def azure_endpoint(self) -> str | None: ...
+    @property
+    def azure_deployment(self) -> str | None: ...
+    @property
+    def github_token(self) -> SecretStr | None: ...
+    @property
+    def github_models(self) -> bool: ...
+    @property
+    def github_models_url(self) -> str: ...
+    @property
+    def run_from(self) -> Literal["action", "terminal"]: ...
+    @property
+    def model_fields_set(self) -> set[str]: ...
 
 GITHUB_MODELS_URL = "https://models.github.ai/inference"
 GITHUB_MODELS_HOST = "models.github.ai"

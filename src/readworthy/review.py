@@ -45,7 +45,7 @@ from .gather.repo_config import load_repo_config
 from .gather.rest import find_existing_body, has_write_access, read_pull_info, refresh_comment_body
 from .locate import locate
 from .memory.profile import change_profile
-from .memory.record import clean_line, steering
+from .memory.record import steering
 from .memory.similar import nearest, taste_hash
 from .models import (
     LOGIN_PATTERN,
@@ -63,6 +63,7 @@ from .overlap import fresh_since, settle
 from .pack.prompt import pack_prompt
 from .render.check import check_output
 from .render.comment import render_comment, render_markdown
+from .render.safe_markdown import clean_line
 from .render.state import decode_state
 from .rules import cache_hit, model_withheld, paths_skip_reason, recent_model_runs, skip_reason
 from .spend.decide import after_analysis, decide, queue_if_needed
@@ -251,7 +252,7 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
     taste = nearest(memory.corrections, profile, exclude_pr=number) if memory is not None else []
     # Packed once: the cache check, the prompt shown and the analysis all use this one (its hash is
     # over the cleaned context the Report will carry, and the corrections that inform it).
-    prompt = pack_prompt(ctx, settings, corrections=taste)
+    prompt = pack_prompt(ctx, settings.for_packing(), corrections=taste)
     prompt = prompt.model_copy(update={"input_hash": taste_hash(prompt.input_hash, taste)})
     current_hash = prompt.input_hash
     seen = {"config_problems": problems, "prompt": prompt}

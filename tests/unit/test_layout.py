@@ -2,7 +2,9 @@
 
 - One door to GitHub: only three modules import PyGithub (or requests, its transport).
 - Only action.py talks to the Actions runner (annotations, groups, masks, outputs, `::` commands).
-- No module over 500 lines; no import circles between modules.
+- No module over 500 lines; no import circles: between modules (imports for type checking count: a
+  reader must untangle those too), between subpackages (pack/ must not reach up into memory/ while memory/
+  builds on pack/), and between the bench/ scripts.
 """
 
 from __future__ import annotations
@@ -91,24 +93,13 @@ def _resolve(importer: str, is_package: bool, node: ast.ImportFrom) -> list[str]
     return [base] + [f"{base}.{alias.name}" for alias in node.names]
 
 
-def _type_checking_only(tree: ast.Module) -> set[int]:
-    ids: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
-            ids |= {id(child) for child in ast.walk(node)}
-    return ids
-
-
 def import_graph() -> dict[str, set[str]]:
     trees = modules()
     names = {_module_name(path): path for path in trees}
     graph: dict[str, set[str]] = {name: set() for name in names}
     for name, path in names.items():
         tree = trees[path]
-        skip = _type_checking_only(tree)
-        for node in ast.walk(tree):
-            if id(node) in skip:
-                continue
+        for node in ast.walk(tree):  # everywhere: in functions and under `if TYPE_CHECKING:` too
             targets: list[str] = []
             if isinstance(node, ast.ImportFrom):
                 base, *members = _resolve(name, path.endswith("__init__.py"), node)
@@ -128,23 +119,75 @@ def test_the_import_graph_is_read() -> None:
     assert "readworthy.gather.github_api" in graph["readworthy.gather.rest"]
 
 
-def test_no_import_circles() -> None:
-    graph = import_graph()
+def circle(graph: dict[str, set[str]]) -> list[str]:
+    """One circle of `graph` (its nodes, the first repeated at the end), or [] when there is none."""
     state: dict[str, int] = {}  # 1 = on the current path, 2 = done
     path: list[str] = []
 
-    def visit(node: str) -> None:
+    def visit(node: str) -> list[str]:
         state[node] = 1
         path.append(node)
-        for nxt in sorted(graph[node]):
+        for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                cycle = path[path.index(nxt):] + [nxt]
-                pytest.fail("import circle: " + " -> ".join(cycle))
-            if nxt not in state:
-                visit(nxt)
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
         path.pop()
         state[node] = 2
+        return []
 
     for node in sorted(graph):
-        if node not in state:
-            visit(node)
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_the_circle_finder_finds_circles() -> None:
+    assert circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert circle({"a": {"b"}, "b": set(), "c": {"a"}}) == []
+
+
+def test_no_import_circles() -> None:
+    found = circle(import_graph())
+    assert not found, "import circle: " + " -> ".join(found)
+
+
+def subpackage_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """gather, pack, analyze ... -> the subpackages their modules import (top-level modules left out: config,
+    models and notes are the shared ground every stage stands on)."""
+    subpackages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+
+    def of(module: str) -> str | None:
+        parts = module.split(".")
+        return parts[1] if len(parts) > 2 and parts[1] in subpackages else None
+
+    out: dict[str, set[str]] = {name: set() for name in subpackages}
+    for importer, imported in graph.items():
+        for target in imported:
+            a, b = of(importer), of(target)
+            if a and b and a != b:
+                out[a].add(b)
+    return out
+
+
+def test_no_circles_between_subpackages() -> None:
+    graph = subpackage_graph(import_graph())
+    assert "pack" in graph["memory"] and "pack" in graph["analyze"]  # the scan sees real edges
+    found = circle(graph)
+    assert not found, "subpackages import each other in a circle: " + " -> ".join(found)
+
+
+BENCH = PACKAGE.parents[1] / "bench"
+
+
+def bench_graph() -> dict[str, set[str]]:
+    """bench/ script -> the sibling scripts it imports (they import each other by plain name, anywhere)."""
+    scripts = {p.stem: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(BENCH.glob("*.py"))}
+    return {name: imported_roots(tree) & set(scripts) - {name} for name, tree in scripts.items()}
+
+
+def test_no_import_circles_in_bench() -> None:
+    graph = bench_graph()
+    assert "verdicts" in graph["taste_memory"]  # the scan sees real edges
+    found = circle(graph)
+    assert not found, "bench/ import circle: " + " -> ".join(found)

@@ -60,11 +60,6 @@ def steering(text: str) -> bool:
     return bool(_STEERING.search(text or ""))
 
 
-def clean_line(text: str, limit: int) -> str:
-    """One line of plain text: invisible characters out, whitespace folded, cut to `limit`."""
-    return " ".join(sm.strip_invisible(text or "").split())[:limit]
-
-
 def format_record(correction: Correction, language: str = "en") -> str:
     """The comment body for `correction`. A title or reason that would make the record unusable is the
     caller's to leave out (see `steering`); here it is only kept out of the fence."""
@@ -110,7 +105,7 @@ def parse_record(body: str) -> Correction | None:
         raise RecordProblem("the readworthy-correction block is not a flat JSON object")
     for key in ("title", "reason"):
         if isinstance(data.get(key), str):
-            data[key] = clean_line(data[key], 10_000)  # invisible characters never count; length is checked next
+            data[key] = sm.clean_line(data[key], 10_000)  # invisible characters never count; length is checked next
     try:
         correction = Correction.model_validate(data)
     except ValidationError as exc:

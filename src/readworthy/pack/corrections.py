@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..memory.record import clean_line
 from ..models import CorrectionMatch
+from ..render.safe_markdown import clean_line
 from .redact import redact_secrets
 from .tokens import TokenCounter
 

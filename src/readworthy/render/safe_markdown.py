@@ -67,6 +67,12 @@ def _one_line(text: str, limit: int) -> str:
     return text
 
 
+def clean_line(text: str, limit: int) -> str:
+    """One line of plain text: invisible characters out, whitespace folded, cut to `limit` (no ellipsis).
+    For text kept as data (the taste memory's titles and reasons), not rendered."""
+    return " ".join(strip_invisible(text or "").split())[:limit]
+
+
 def _break_comment_markers(text: str) -> str:
     # Even inside a code span, the raw body must never contain an HTML comment opener or
     # closer: that is how our hidden state is found and how a comment would be closed early.
