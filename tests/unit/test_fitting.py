@@ -57,5 +57,6 @@ def test_the_smaller_budget_after_a_413() -> None:
     assert stated_limit("payload too large") is None
     assert smaller_budget("... Max size: 4000 tokens.", 6_910, 8_000) == (request_budget(4_000), 4_000)
     assert smaller_budget("payload too large", 6_910, 8_000) == (5_182, 8_000)  # three quarters
-    assert smaller_budget("... Max size: 6000 tokens.", 2_000, 8_000) == (1_800, 6_000)  # always smaller
+    assert smaller_budget("... Max size: 6000 tokens.", 3_000, 8_000) == (2_700, 6_000)  # always smaller
+    assert smaller_budget("... Max size: 3000 tokens.", 6_910, 8_000) is None  # the floor itself would not fit
     assert smaller_budget("payload too large", 1_000, None) is None  # nothing smaller than the floor
