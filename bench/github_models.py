@@ -166,6 +166,8 @@ def concurrency(work: Path) -> dict[str, Any]:
         other = threading.Thread(target=other_run)
         other.start()
         hold.wait()
+        while limiter.admitted < 1:  # the other run's request is in flight, held
+            time.sleep(0.01)
         time.sleep(0.2)
         limiter.latency = 0.0  # only the other run's request is slow
         started = time.monotonic()

@@ -123,6 +123,8 @@ def test_a_concurrency_429_with_retry_after_zero_is_waited_out(
     other = threading.Thread(target=other_run)
     other.start()
     other_started.wait()
+    while limiter.admitted < 1:  # the other run's request holds the slot (its handler read the 2.5 s latency)
+        time.sleep(0.01)
     time.sleep(0.2)
     limiter.latency = 0.0
     try:

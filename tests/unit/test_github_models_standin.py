@@ -91,13 +91,16 @@ def test_per_minute_then_per_day_with_retry_after_from_the_clock(openai_server: 
 
 
 def test_concurrent_requests_over_the_limit_get_retry_after_zero(openai_server: OpenAIServer) -> None:
-    limiter = openai_server.github_models(Limits(concurrent=2), latency=0.5)
+    limiter = openai_server.github_models(Limits(concurrent=2), latency=3.0)  # all four arrive while two are held
     openai_server.set_default_json({"ok": True})
     errors: list[openai.APIStatusError] = []
+    ready = threading.Barrier(4)
 
     def one() -> None:
+        client = _client(openai_server)
+        ready.wait()
         try:
-            _ask(_client(openai_server))
+            _ask(client)
         except openai.APIStatusError as exc:
             errors.append(exc)
 
@@ -110,6 +113,7 @@ def test_concurrent_requests_over_the_limit_get_retry_after_zero(openai_server: 
     headers = errors[0].response.headers
     assert errors[0].status_code == 429 and headers["x-ratelimit-type"] == "UserConcurrentRequests"
     assert headers["retry-after"] == "0" and headers["x-ratelimit-timeremaining"] == "0"
+    limiter.latency = 0.0
     _ask(_client(openai_server))  # once they finished, a new one is admitted
     assert limiter.refusals == {"UserConcurrentRequests": 2}
 
