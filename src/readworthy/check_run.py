@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 CHECK_NAME = "readworthy"
 ANNOTATIONS_PER_REQUEST = 50
 PERMISSION = "checks: write"
+_PERSONAL = ("cannot write the readworthy check run as {login}: only a GitHub App or the workflow token "
+             "(GITHUB_TOKEN with `checks: write`) can write check runs, not a person's token")
 
 
 @dataclass(frozen=True)
@@ -135,27 +137,22 @@ def publish_check(gh: GitHub, repo: str, head_sha: str, output: CheckOutput, own
                   details_url: str = "") -> CheckRef:
     """Create or update our check run on `head_sha`. Raises PublishError (CommentBlocked without
     `checks: write`); a read that fails is a PublishError too (the review itself goes on)."""
+    if not app_slug(own_login):
+        raise CommentBlocked(_PERSONAL.format(login=own_login or "this token"), "read-only")
     try:
         existing = find_check_run(gh, repo, head_sha, own_login)
         have = _existing_marks(gh, repo, existing) if existing else set()
     except GitHubError as exc:
         raise PublishError(f"cannot read the check runs of {head_sha[:7]}: {exc}") from None
     missing = [m for m in output.marks if _key(m.as_json()) not in have]
-    try:
-        if existing is not None:
-            if _same(existing, output) and not missing:
-                return CheckRef(int(existing["id"]), str(existing.get("html_url") or ""), "unchanged")
-            data = _write(gh, "PATCH", f"/repos/{repo}/check-runs/{existing['id']}",
-                          _body(output, missing, details_url), "update the readworthy check run")
-            action = "edited"
-        else:
-            data = _create(gh, repo, head_sha, _body(output, missing, details_url), own_login)
-            action = "created"
-        _append(gh, repo, int(data["id"]), output, missing[ANNOTATIONS_PER_REQUEST:])
-    except CommentBlocked as exc:
-        if exc.reason == "read-only" and not app_slug(own_login):
-            raise CommentBlocked(f"cannot write the readworthy check run as {own_login or 'this token'}: only a "
-                                 "GitHub App or the workflow token (GITHUB_TOKEN with `checks: write`) can write "
-                                 "check runs, not a person's token", "read-only") from None
-        raise
+    if existing is not None:
+        if _same(existing, output) and not missing:
+            return CheckRef(int(existing["id"]), str(existing.get("html_url") or ""), "unchanged")
+        data = _write(gh, "PATCH", f"/repos/{repo}/check-runs/{existing['id']}",
+                      _body(output, missing, details_url), "update the readworthy check run")
+        action = "edited"
+    else:
+        data = _create(gh, repo, head_sha, _body(output, missing, details_url), own_login)
+        action = "created"
+    _append(gh, repo, int(data["id"]), output, missing[ANNOTATIONS_PER_REQUEST:])
     return CheckRef(int(data["id"]), str(data.get("html_url") or ""), action, len(missing))

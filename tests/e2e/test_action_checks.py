@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from action_run import GOOD_DIGEST, REPO, action_env, comment_payload, own_comments, pr_payload, run
-from servers.github_fixtures import READONLY_TOKEN, WORKFLOW_TOKEN, seed_discussed_pr
+from servers.github_fixtures import PERSONAL_TOKEN, READONLY_TOKEN, WORKFLOW_TOKEN, seed_discussed_pr
 from servers.github_server import GitHubServer
 from servers.github_state import PRFile, PullRequest
 from servers.openai_server import OpenAIServer
@@ -40,6 +40,34 @@ def new_side_lines(pr: PullRequest) -> dict[str, set[int]]:
                 line += 1
         out[f.filename] = lines
     return out
+
+
+def links_on_the_head(markdown: str, pr: PullRequest, web: str) -> int:
+    """Every link to code in `markdown` (rendered by GitHub's parser) names `pr`'s head commit, or its Files
+    changed tab, and a file and line of the PR's diff; returns how many there were."""
+    import hashlib
+    import html
+
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    page = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+    lines = new_side_lines(pr)
+    anchors = {"diff-" + hashlib.sha256(p.encode()).hexdigest(): p for p in lines}
+    found = 0
+    for href in (html.unescape(h) for h in re.findall(r'<a href="([^"]*)"', page)):
+        assert href.startswith(web + "/"), href
+        blob = re.fullmatch(rf"{re.escape(web)}/{REPO}/blob/([0-9a-f]{{40}})/(.+)#L(\d+)(?:-L(\d+))?", href)
+        tab = re.fullmatch(rf"{re.escape(web)}/{REPO}/pull/{pr.number}/files#(diff-[0-9a-f]{{64}})R(\d+)", href)
+        if blob:
+            assert blob.group(1) == pr.head_sha and int(blob.group(3)) in lines[blob.group(2)], href
+        elif tab:
+            assert int(tab.group(2)) in lines[anchors[tab.group(1)]], href
+        else:
+            assert re.fullmatch(rf"{re.escape(web)}/{REPO}/(pull|issues)/\d+", href), href
+            continue
+        found += 1
+    return found
 
 
 def _env(server: GitHubServer, tmp: Path, event: str, payload: object, **kw: object) -> dict[str, str]:
@@ -77,6 +105,9 @@ def test_pull_request_target_puts_one_check_run_on_the_head_and_a_rerun_edits_bo
     test_mark = next(a for a in check.annotations if a.path.endswith("test_cpu_threads.py"))
     assert test_mark.start_line == 1 and "start reading here" in test_mark.message  # the test's definition
     assert "Check run (created) on the head commit" in first.summary
+    # Every link in the comment and the check run names the head commit and a line its diff shows.
+    for markdown in (comment[0].body, check.summary):
+        assert links_on_the_head(markdown, pr, github_server.html_url) >= 3
 
     # A maintainer's verdict: the comment and the check run are edited, and the title follows the team.
     cmd = github_server.add_comment(REPO, pr.number, "maya", "/readworthy verdict skim too narrow")
@@ -199,3 +230,17 @@ def test_a_digest_that_analyses_a_pr_puts_its_check_run_on_the_head_and_links_it
 
     anchor = diff_anchor("vllm/v1/worker/runner.py")
     assert f"/blob/{pr.head_sha}/vllm/v1/worker/runner.py#L1" in out or f"/pull/{pr.number}/files#{anchor}R1" in out
+
+
+def test_a_persons_token_writes_the_comment_and_says_why_there_is_no_check(
+    github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    seeded = seed_discussed_pr(github_server)
+    result = run(monkeypatch, capsys, _env(github_server, tmp_path, "pull_request_target",
+                                           pr_payload(seeded.pr, "opened"), token=PERSONAL_TOKEN))
+    assert result.code == 0, result.stdout
+    assert len(own_comments(github_server, seeded.number, login="octocat")) == 1
+    assert github_server.check_runs(REPO) == []
+    assert github_server.count(None, r"/check-runs") == 0  # not even asked: a person's token cannot write them
+    assert "only a GitHub App or the workflow token" in result.summary
