@@ -259,23 +259,28 @@ def test_without_an_address_or_a_placeable_reference_there_is_no_link(pr: tuple[
                   ctx) == []
 
 
-def test_a_hostile_path_is_linked_inertly() -> None:
-    path = "a b/(x)[y]`z`<!--/@alice.py"
-    patch = "@@ -0,0 +1,2 @@\n+def f():\n+    return 1\n"
+def test_a_hostile_path_is_linked_inertly_or_not_at_all() -> None:
     from readworthy.models import FileChange
 
-    ctx = PRContext(repo="o/r", number=7, url="https://github.com/o/r/pull/7", head_sha="a" * 40,
-                    files=[FileChange(path=path, status=FileStatus.ADDED, patch=patch, additions=2)])
-    digest = Digest(verdict=Verdict.SKIM, reason="r", headline="h", start_reading=[f"{path}::f"],
-                    decisions=[Decision(title="t", explanation="e", references=[path])])
+    odd = "pkg/(x)[y]@alice/#1%2e.py"  # no spaces: linked, percent-encoded, on the repository's host
+    hostile = "a b/</details>`z`<!--/www.evil.example/x.py"  # spaces, HTML, a www. name: shown escaped, unlinked
+    patch = "@@ -0,0 +1,2 @@\n+def f():\n+    return 1\n"
+    files = [FileChange(path=p, status=FileStatus.ADDED, patch=patch, additions=2) for p in (odd, hostile)]
+    ctx = PRContext(repo="o/r", number=7, url="https://github.com/o/r/pull/7", head_sha="a" * 40, files=files)
+    digest = Digest(verdict=Verdict.SKIM, reason="r", headline="h", start_reading=[f"{odd}::f", f"{hostile}::f"],
+                    decisions=[Decision(title="t", explanation="e", references=[odd, hostile])])
     report = Report(digest=digest, analyzer="model", url=ctx.url, head_sha=ctx.head_sha, locations=locate(digest, ctx))
+    assert len(report.locations) == 4  # the locator places all four; the renderer decides what it may link
     body = render_comment(report)
     links = _links(body)
     assert len(links) == 2
     for href, _ in links:
-        assert urlsplit(href).hostname == "github.com" and " " not in href and "<" not in href
-    assert unquote(urlsplit(links[0][0]).path).endswith(path)
-    assert hashlib.sha256(path.encode()).hexdigest() in links[1][0]
+        parts = urlsplit(href)
+        assert parts.hostname == "github.com" and " " not in href and "<" not in href and "@" not in parts.path
+    assert unquote(urlsplit(links[0][0]).path).endswith(odd)
+    assert hashlib.sha256(odd.encode()).hexdigest() in links[1][0]
+    rest = body.split("\n", 1)[1]
+    assert rest.count("<details>") == 1 and rest.count("</details>") == 1 and "<!--" not in rest
 
 
 def test_the_check_runs_summary_links_and_marks_are_on_the_head(pr: tuple[PRContext, Path]) -> None:

@@ -34,6 +34,8 @@ COMMENT_LIMIT = 65_536
 TARGET_LIMIT = 65_000
 EMOJI = {Verdict.DEEP_READ: "📖", Verdict.SKIM: "👀", Verdict.SKIP: "⏭️"}
 MAX_OMITTED_NAMES = 10
+# What a linked reference may spell: one name, nothing a Markdown or HTML reader could act on.
+_LINKABLE = re.compile(r"(?!.*www\.)[^\s<>`\\]{1,200}")
 
 # Field limits (characters of source text) — the Digest schema bounds a validated answer,
 # these bound whatever reaches the renderer.
@@ -153,7 +155,8 @@ def linked_reference(ref: str, linker: Linker, host: str, *, start_here: bool = 
     it (`start_here`: the Files changed tab at that line), else as `safe_markdown.reference` renders it.
     `shown` is the text to show instead of `ref` (the digest's shorter form)."""
     label_text = ref if shown is None else shown
-    if linker.location(ref) is None:
+    if linker.location(ref) is None or not _LINKABLE.fullmatch(label_text.strip().strip("`")):
+        # A name with spaces, `<` or a `www.` is shown as prose, escaped, as before: never inside a link.
         return sm.reference(label_text, _LIMITS["reference"], host)
     label = sm.code(label_text.strip().strip("`") or label_text, _LIMITS["reference"])
     return linker.code(ref, label, start_here=start_here)
