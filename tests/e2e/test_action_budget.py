@@ -7,10 +7,12 @@ import os
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from action_run import GOOD_DIGEST, REPO, action_env, own_comments, pr_payload, run, small_pr
+from digest_seeding import add_pr_at
 from servers.github_server import GitHubServer
 from servers.github_state import PRFile
 from servers.openai_server import OpenAIServer
@@ -38,7 +40,8 @@ def refs(server: GitHubServer, prefix: str) -> list[str]:
 def lock_only_pr(server: GitHubServer, title: str = "Bump locked dependencies") -> object:
     return server.add_pr(REPO, title, "", user="alice",
                          files=[PRFile("uv.lock", additions=6, deletions=6,
-                                       patch="@@ -10,6 +10,6 @@\n" + "".join(f"-a{i} = 1\n+a{i} = 2\n" for i in range(6)))])
+                                       patch="@@ -10,6 +10,6 @@\n"
+                                             + "".join(f"-a{i} = 1\n+a{i} = 2\n" for i in range(6)))])
 
 
 def test_two_runs_at_once_share_one_repository_budget(
@@ -131,3 +134,33 @@ def test_a_confident_skip_costs_no_call_and_is_caught_up_last(
         [comment] = own_comments(github_server, pr.number)
         state = decode_state(comment.body)
         assert state is not None and state.analyzer == "model"
+
+
+def test_the_digest_counts_against_the_same_repository_budget(
+    digest_env: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A review run spends one request of `model-budget: 2`; the digest after it gets the one left, and the
+    third PR is listed with the heuristic and queued — never a third request."""
+    now = datetime.now(UTC)
+    prs = [add_pr_at(digest_env, f"Change {i}", created=now - timedelta(hours=10),
+                     merged=now - timedelta(hours=9 - i), user=f"dev{i}",
+                     files=[PRFile("vllm/model.py", additions=30, deletions=2,
+                                   patch="@@ -1,2 +1,30 @@\n"
+                                         + "".join(f"+v{i}_{j} = step({j})\n" for j in range(30)))])
+           for i in range(3)]
+    openai_server.add_json(GOOD_DIGEST, times=5)
+    inputs = {"model-budget": "2"}
+    first = run(monkeypatch, capsys, action_env(digest_env, tmp_path / "1", "workflow_dispatch",
+                                                {"inputs": {"pr-number": str(prs[0].number)}},
+                                                openai_url=openai_server.url, inputs=inputs))
+    assert first.code == 0 and len(openai_server.chat_requests) == 1
+    env = action_env(digest_env, tmp_path / "2", "schedule", {"repository": {"full_name": REPO}},
+                     openai_url=openai_server.url,
+                     inputs=inputs | {"mode": "digest", "digest-since": "2d", "digest-target": "none"})
+    digest = run(monkeypatch, capsys, env)
+    assert digest.code == 0
+    assert len(openai_server.chat_requests) == 2  # the digest got the one request left, not two
+    assert len(refs(digest_env, BUDGET_PREFIX)) == 2
+    states = [decode_state(own_comments(digest_env, p.number)[0].body) for p in prs]
+    assert sorted(s.analyzer for s in states if s is not None) == ["heuristic", "model", "model"]

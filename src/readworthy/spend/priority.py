@@ -24,6 +24,7 @@ own pull requests find the rest.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Protocol
@@ -85,7 +86,7 @@ def allowed(c: Claim, view: BudgetView) -> bool:
         return False
     if c.tier == Tier.LIKELY_SKIP and view.used + 1 > view.limit * (SKIP_PACE * view.day_fraction + SKIP_SLACK):
         return False
-    floor = FLOOR[c.tier] * view.limit * (1 - view.day_fraction)
+    floor = math.floor(FLOOR[c.tier] * view.limit * (1 - view.day_fraction))  # whole requests kept
     return view.left - 1 >= floor
 
 
