@@ -54,11 +54,16 @@ def cli_steps(job: dict[str, Any]) -> list[dict[str, Any]]:
     return [s for s in job.get("steps") or [] if re.search(r"\breadworthy digest\b", str(s.get("run", "")))]
 
 
+def analysing_cli_steps(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """`readworthy digest` steps that analyse PRs (not the ones that only list or reuse stored analyses)."""
+    return [s for s in cli_steps(job) if "--cached-only" not in str(s.get("run", ""))
+            and "--list-chunks" not in str(s.get("run", ""))]
+
+
 def analyses_with_github_models(job: dict[str, Any]) -> bool | None:
     """Whether the job's model is GitHub Models (the workflow token as key); None when it runs no analysis."""
     steps = action_steps(job)
-    analysing = [s for s in cli_steps(job) if "--cached-only" not in str(s.get("run", ""))
-                 and "--list-chunks" not in str(s.get("run", ""))]
+    analysing = analysing_cli_steps(job)
     if not steps and not analysing:
         return None
     keys = [s for s in steps if (s.get("with") or {}).get("openai-api-key")]
@@ -77,6 +82,14 @@ def keeps_model_budget(job: dict[str, Any]) -> bool:
         if budget or not given.get("openai-api-key"):
             return True
     return False
+
+
+def writes_check_runs(job: dict[str, Any]) -> bool:
+    """Whether the job writes the readworthy check run: every run that analyses a PR does, through
+    `review_one` — a review, a catch-up, a digest (the action's or the CLI's) — unless its step says
+    `check-run: false` (the CLI has no such flag)."""
+    on = [s for s in action_steps(job) if str((s.get("with") or {}).get("check-run", "true")).lower() != "false"]
+    return bool(on or analysing_cli_steps(job))
 
 
 def reads_the_event(condition: object) -> bool:
@@ -194,9 +207,9 @@ def permission_problems(wf: Workflow) -> list[str]:
         if perms.get("issues") == "write" and perms.get("pull-requests") == "write":
             problems.append(f"job {name}: both issues: write and pull-requests: write (either one can comment, "
                             "label and react)")
-        reviews = [st for st in action_steps(job) if (st.get("with") or {}).get("mode", "review") == "review"]
-        if reviews and perms.get("checks") != "write":
-            problems.append(f"job {name}: reviews pull requests but lacks checks: write (the readworthy check run)")
+        if writes_check_runs(job) and perms.get("checks") != "write":
+            problems.append(f"job {name}: analyses pull requests but lacks checks: write (the readworthy check run; "
+                            "or say `check-run: false`)")
         uses_models = analyses_with_github_models(job)
         if uses_models and perms.get("models") != "read":
             problems.append(f"job {name}: analyses with GitHub Models but lacks models: read")

@@ -206,6 +206,20 @@ def _no_checks() -> Workflow:
     return wf
 
 
+def _catch_up_without_checks() -> Workflow:
+    # Issue 22's check run is written through review_one on every trigger: the catch-up run's too.
+    wf = copy.deepcopy(example("readworthy-catch-up.yml"))
+    del wf["permissions"]["checks"]
+    return wf
+
+
+def _backfill_analysis_without_checks() -> Workflow:
+    # `readworthy digest` analyses each PR through review_one, which writes its check run.
+    wf = copy.deepcopy(example("digest-backfill.yml"))
+    del jobs(wf)["analyse"]["permissions"]["checks"]
+    return wf
+
+
 def _models_with_a_key() -> Workflow:
     wf = copy.deepcopy(example("readworthy-pr.yml"))
     action_steps(jobs(wf)["review"])[0].setdefault("with", {})["openai-api-key"] = "${{ secrets.OPENAI_API_KEY }}"
@@ -267,6 +281,8 @@ BROKEN = {
     "a dispatch group that ignores `force`": (_dispatch_group_without_force, trigger_problems),
     "unpinned action, unlocked install from git": (_unpinned_and_unlocked, supply_chain_problems),
     "a review without checks: write": (_no_checks, permission_problems),
+    "a catch-up run without checks: write": (_catch_up_without_checks, permission_problems),
+    "a CLI digest that analyses, without checks: write": (_backfill_analysis_without_checks, permission_problems),
     "the model budget without contents: write": (_budget_without_contents_write, permission_problems),
     "contents: write with model-budget: 0": (_contents_write_without_a_budget, permission_problems),
 }
@@ -318,3 +334,9 @@ def test_every_input_the_action_reads_is_declared_in_action_yml() -> None:
     assert read <= declared, sorted(read - declared)
     for name in read:
         assert name in (action.__doc__ or ""), f"{name} missing from action.py's docstring"
+
+
+def test_a_step_that_turns_the_check_run_off_needs_no_checks_permission() -> None:
+    wf = _no_checks()
+    action_steps(jobs(wf)["review"])[0].setdefault("with", {})["check-run"] = "false"
+    assert not [p for p in permission_problems(wf) if "checks" in p]
