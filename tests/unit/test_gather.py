@@ -263,6 +263,32 @@ def test_failures_are_clear_errors(github_server: GitHubServer, setup: str, frag
     assert "ghp_not_a_real_token" not in str(info.value)
 
 
+@pytest.mark.parametrize("number", [403, 429])
+def test_server_errors_are_not_called_a_rate_limit_when_the_url_holds_403_or_429(
+        github_server: GitHubServer, number: int) -> None:
+    """The retries' error text names the URL (and the server's port): a 500 on PR #429's files once read as a
+    rate limit because "429" was in that text. The status code decides."""
+    pr = github_server.add_pr("o/r", number=number)
+    github_server.inject("GET", r"/files$", status=500, times=None)
+    settings = _settings(github_server)
+    with pytest.raises(GitHubError) as info:
+        gather_pr(make_github(settings), "o/r", pr.number, settings)
+    assert "server errors" in str(info.value)
+    assert "rate limit" not in str(info.value)
+
+
+def test_a_rate_limit_that_outlasts_the_retries_is_named(github_server: GitHubServer) -> None:
+    """A 403 with Retry-After is retried (a secondary rate limit); still refused after the retries, it is
+    named a rate limit from its status."""
+    pr = github_server.add_pr("o/r")
+    github_server.inject("GET", r"/files$", status=403, times=None, headers={"Retry-After": "0"},
+                         body={"message": "Forbidden"})
+    settings = _settings(github_server)
+    with pytest.raises(GitHubError) as info:
+        gather_pr(make_github(settings), "o/r", pr.number, settings)
+    assert "rate limit" in str(info.value) and "still limited" in str(info.value)
+
+
 def test_transient_errors_are_retried(github_server: GitHubServer) -> None:
     pr = github_server.add_pr("o/r", files=[PRFile("a.py", additions=1, patch="@@ -0,0 +1 @@\n+x")])
     github_server.inject("GET", r"/files$", status=502, times=1)

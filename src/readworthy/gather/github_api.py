@@ -71,7 +71,21 @@ class BoundedRetry(GithubRetry):
                            f"{MAX_RATE_LIMIT_WAIT:.0f}s allowed")
                 raise RateLimitExceededExceedsMaxWait(response.status, {"message": message},
                                                       dict(response.headers), wait=wait)
-        return super().increment(method, url, response, error, _pool, _stacktrace)
+        try:
+            return super().increment(method, url, response, error, _pool, _stacktrace)
+        except MaxRetryError as exc:
+            # The last answer's status travels with the error: its text names the URL and port, where a
+            # "429" can be a PR number or a port, so it must not be searched for one.
+            raise RetriesExhausted(_pool, url or "", exc.reason,
+                                   response.status if response is not None else None) from None
+
+
+class RetriesExhausted(MaxRetryError):
+    """MaxRetryError with the status of the last answer (None when there was none)."""
+
+    def __init__(self, pool: Any, url: str, reason: Exception | None = None, status: int | None = None) -> None:
+        super().__init__(pool, url, reason)
+        self.status = status
 
 
 def _required_wait(headers: Any) -> float | None:
@@ -161,8 +175,8 @@ def _read_error(exc: github.GithubException, doing: str) -> GitHubError:
 
 def _unreachable(exc: RequestException, doing: str, api_url: str) -> GitHubError:
     if isinstance(exc, RetryError):
-        reason = str(exc)
-        if "403" in reason or "429" in reason:
+        cause = exc.args[0] if exc.args else None
+        if getattr(cause, "status", None) in (403, 429):
             return GitHubError(f"GitHub rate limit hit while {doing} (still limited after {RETRIES} retries): "
                                "wait a few minutes and re-run, or use a token with a higher limit.")
         return GitHubError(f"GitHub failed while {doing} (server errors after {RETRIES} retries); try again later "
