@@ -106,6 +106,17 @@ REASONS: dict[str, tuple[str, str]] = {
         "{budget} tokens) or choose another {model_setting}",
         "请求超出了 {label} 对 {model} 的上限（{status}：{text}）：请调低 {budget_setting}（当前 {budget} tokens），"
         "或换用其他 {model_setting}"),
+    "too_large_retried": (
+        "the request is larger than {label} accepts for {model} ({status}: {text}), even after one smaller retry "
+        "at {budget} tokens: {fix}",
+        "请求超出了 {label} 对 {model} 的上限（{status}：{text}），缩小到 {budget} tokens 重试一次后仍然超出：{fix}"),
+    "fix_limits": (
+        "set {limits_setting} to the input limit it really has (its `input_tokens`), or choose another "
+        "{model_setting}",
+        "请把 {limits_setting} 设为它实际的输入上限（其中的 `input_tokens`），或换用其他 {model_setting}"),
+    "fix_budget": (
+        "set {budget_setting} below {budget} tokens or choose another {model_setting}",
+        "请把 {budget_setting} 设得低于 {budget} tokens，或换用其他 {model_setting}"),
     "unknown_model": (
         "{label} has no model {model} ({status}: {text}): set {model_setting} to one it serves, e.g. {example}",
         "{label} 没有模型 {model}（{status}：{text}）：请把 {model_setting} 设为它提供的模型，例如 {example}"),

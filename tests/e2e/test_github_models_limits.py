@@ -167,6 +167,11 @@ def test_a_second_413_is_not_retried_again(
     assert len(json.dumps(retry["messages"])) < len(json.dumps(first["messages"]))
     state = state_of(github_server, pr)
     assert state.analyzer == "heuristic" and state.fallback_reason.startswith("the request is larger than GitHub")
+    # the advice fits a request that was already made smaller: not "lower `budget` (now 6,910 tokens)"
+    assert "even after one smaller retry at 4," in state.fallback_reason
+    assert state.fallback_reason.endswith("set `github-models-limits` to the input limit it really has (its "
+                                          "`input_tokens`), or choose another `model`")
+    assert "lower `budget`" not in state.fallback_reason
 
 
 def test_no_smaller_retry_when_nothing_smaller_can_be_sent(

@@ -68,6 +68,11 @@ def test_the_packers_own_note_reaches_the_chinese_comment_translated() -> None:
      "contributor; a maintainer can ask for one with `/readworthy refresh` or the trigger label",
      "模型分析只面向成员和协作者（`model-for: members`），而 mallory 是首次贡献者；维护者可以用 `/readworthy refresh` "
      "或触发标签请求一次"),
+    ("the request is larger than GitHub Models accepts for openai/gpt-4.1-mini (413: Max size: 6000 tokens.), "
+     "even after one smaller retry at 4,958 tokens: set `github-models-limits` to the input limit it really has "
+     "(its `input_tokens`), or choose another `model`",
+     "请求超出了 GitHub Models 对 openai/gpt-4.1-mini 的上限（413：Max size: 6000 tokens.），缩小到 4,958 tokens "
+     "重试一次后仍然超出：请把 `github-models-limits` 设为它实际的输入上限（其中的 `input_tokens`），或换用其他 `model`"),
 ])
 def test_reasons_with_phrases_inside_are_translated_whole(english: str, chinese: str) -> None:
     assert localize(english, "zh-CN") == chinese

@@ -95,8 +95,11 @@ def explain_gave_up(failure: GaveUp, settings: Settings) -> str:
     return note("failed_after", tries=tries, text=clip(str(exc), 160))
 
 
-def explain_status(exc: openai.APIStatusError, settings: Settings) -> str:
-    """A 4xx that no retry or downgrade can fix: say which setting is wrong."""
+def explain_status(exc: openai.APIStatusError, settings: Settings, budget: int | None = None,
+                   retried: bool = False) -> str:
+    """A 4xx that no retry or downgrade can fix: say which setting is wrong. `budget`: the prompt budget of
+    the refused request; `retried`: it was the one smaller retry after a 413, so lowering the budget to what
+    was sent first would not help."""
     endpoint = settings.endpoint
     model = model_name(settings)
     text = clip(error_text(exc), 160)
@@ -112,9 +115,18 @@ def explain_status(exc: openai.APIStatusError, settings: Settings) -> str:
             return _github_models_403(exc, settings, github_token)
         return note("key_403", model=repr(model), text=text, model_setting=model_setting)
     if status == 413 or error_code(exc) == "tokens_limit_reached":
-        return note("too_large", label=endpoint.label, model=model, status=status, text=text,
-                    budget_setting=setting(settings, "budget"), budget=f"{settings.budget:,}",
-                    model_setting=model_setting)
+        sent = f"{budget if budget is not None else settings.budget:,}"
+        budget_setting = setting(settings, "budget")
+        if not retried:
+            return note("too_large", label=endpoint.label, model=model, status=status, text=text,
+                        budget_setting=budget_setting, budget=sent, model_setting=model_setting)
+        if endpoint.kind == "github-models":
+            limits = "`github-models-limits`" if settings.run_from == "action" else "`READWORTHY_GITHUB_MODELS_LIMITS`"
+            fix = note("fix_limits", limits_setting=limits, model_setting=model_setting)
+        else:
+            fix = note("fix_budget", budget_setting=budget_setting, budget=sent, model_setting=model_setting)
+        return note("too_large_retried", label=endpoint.label, model=model, status=status, text=text, budget=sent,
+                    fix=fix)
     if error_code(exc) == "unknown_model" or "unknown model" in text.lower():
         example = GITHUB_MODELS_DEFAULT_MODEL if endpoint.kind == "github-models" else "gpt-4.1-mini"
         return note("unknown_model", label=endpoint.label, model=repr(model), status=status, text=text,

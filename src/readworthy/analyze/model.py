@@ -246,7 +246,7 @@ def _ask(client: openai.OpenAI, prompt: Prompt, settings: Settings, model: str, 
     pace = _pace(settings)
     base = _as_dicts(prompt.messages)
     repair: list[dict[str, str]] = []
-    repaired = shrunk = False
+    repaired = shrunk = retried = False
     rejected: tuple[str, str] | None = None  # the answer the repair turn is about, and its problem
     for _turn in range(MAX_CALLS):
         try:
@@ -260,7 +260,7 @@ def _ask(client: openai.OpenAI, prompt: Prompt, settings: Settings, model: str, 
                 if smaller is not None and repacked is not None and repacked.tokens < prompt.tokens:
                     log.info("request too large for %s (%s); packed again into %d tokens, once", model,
                              clip(error_text(exc), 100), smaller[0])
-                    prompt, limit = repacked, smaller[1]
+                    prompt, limit, retried = repacked, smaller[1], True
                     base = _as_dicts(prompt.messages)
                     if rejected is not None:
                         repair = _fitted_repair(rejected, limit, prompt, call, counter)
@@ -268,7 +268,7 @@ def _ask(client: openai.OpenAI, prompt: Prompt, settings: Settings, model: str, 
             if isinstance(exc, openai.BadRequestError | openai.UnprocessableEntityError) and not _too_large(exc):
                 _adapt_or_raise(call, exc, settings)
                 continue
-            raise ModelFailure(explain_status(exc, settings)) from None
+            raise ModelFailure(explain_status(exc, settings, prompt.budget, retried)) from None
         except GaveUp as exc:
             raise ModelFailure(explain_gave_up(exc, settings), _rate_limit_hit(exc)) from None
         except openai.APIError as exc:
