@@ -27,7 +27,6 @@ import io
 import os
 import sys
 import tempfile
-import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -141,9 +140,8 @@ def small_model(work: Path) -> dict[str, Any]:
 
 
 def concurrency(work: Path) -> dict[str, Any]:
-    import openai
     from action_run import GOOD_DIGEST, pr_payload, small_pr
-    from servers.github_models_limits import Limits
+    from servers.github_models_limits import Limits, hold_a_slot
     from servers.github_server import GitHubServer
     from servers.github_state import WORKFLOW_TOKEN
     from servers.openai_server import OpenAIServer
@@ -155,21 +153,7 @@ def concurrency(work: Path) -> dict[str, Any]:
         limiter = ai.github_models(Limits(concurrent=1))
         ai.add_json(GOOD_DIGEST, times=6)
         _env(gh, ai, work, "pull_request_target", pr_payload(pr, "opened"), {})
-        hold = threading.Event()
-
-        def other_run() -> None:  # another workflow run of the same token, in flight for 3 s
-            limiter.latency = 3.0
-            client = openai.OpenAI(api_key=WORKFLOW_TOKEN, base_url=ai.url, max_retries=0)
-            hold.set()
-            client.chat.completions.create(model="openai/gpt-4.1-mini", messages=[{"role": "user", "content": "x"}])
-
-        other = threading.Thread(target=other_run)
-        other.start()
-        hold.wait()
-        while limiter.admitted < 1:  # the other run's request is in flight, held
-            time.sleep(0.01)
-        time.sleep(0.2)
-        limiter.latency = 0.0  # only the other run's request is slow
+        other = hold_a_slot(limiter, ai.url, WORKFLOW_TOKEN, 3.0)  # another workflow run of the same token
         started = time.monotonic()
         _action(os.environ)
         other.join()

@@ -5,15 +5,13 @@ JSON schema) and answers GitHub's own 413 and 429s. The stand-in, not readworthy
 from __future__ import annotations
 
 import json
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 from action_run import GOOD_DIGEST, action_env, own_comments, pr_payload, run, small_pr
-from servers.github_models_limits import GitHubModelsLimiter, Limits
+from servers.github_models_limits import GitHubModelsLimiter, Limits, hold_a_slot
 from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_TOKEN, PRFile, PullRequest
 from servers.openai_server import OpenAIServer
@@ -112,21 +110,7 @@ def test_a_concurrency_429_with_retry_after_zero_is_waited_out(
     limiter = github_models.github_models(Limits(concurrent=1))
     pr = small_pr(github_server)
     github_models.add_json(GOOD_DIGEST, times=2)
-    other_started = threading.Event()
-
-    def other_run() -> None:
-        limiter.latency = 2.5
-        client = openai.OpenAI(api_key=WORKFLOW_TOKEN, base_url=github_models.url, max_retries=0)
-        other_started.set()
-        client.chat.completions.create(model="openai/gpt-4.1-mini", messages=[{"role": "user", "content": "x"}])
-
-    other = threading.Thread(target=other_run)
-    other.start()
-    other_started.wait()
-    while limiter.admitted < 1:  # the other run's request holds the slot (its handler read the 2.5 s latency)
-        time.sleep(0.01)
-    time.sleep(0.2)
-    limiter.latency = 0.0
+    other = hold_a_slot(limiter, github_models.url, WORKFLOW_TOKEN, 2.5)
     try:
         result = review(github_server, pr, tmp_path, monkeypatch, capsys)
     finally:

@@ -195,3 +195,24 @@ class GitHubModelsLimiter:
                 f"Please wait {seconds} seconds before retrying.")
         headers = {"retry-after": str(seconds), "x-ratelimit-type": kind, "x-ratelimit-timeremaining": str(seconds)}
         return Refusal(429, {"error": {"code": "RateLimitReached", "message": text, "details": text}}, headers)
+
+
+def hold_a_slot(limiter: GitHubModelsLimiter, url: str, token: str, seconds: float) -> threading.Thread:
+    """Another workflow run of the same token: one request held in flight for `seconds`, admitted before this
+    returns; the requests after it are answered at once. Join the thread when done."""
+    import openai  # the client side, as another run would send it
+
+    admitted = limiter.admitted
+    limiter.latency = seconds
+
+    def other_run() -> None:
+        client = openai.OpenAI(api_key=token, base_url=url, max_retries=0)
+        client.chat.completions.create(model="openai/gpt-4.1-mini", messages=[{"role": "user", "content": "x"}])
+
+    other = threading.Thread(target=other_run)
+    other.start()
+    while limiter.admitted <= admitted:  # the other run's request holds the slot
+        time.sleep(0.01)
+    time.sleep(0.2)  # its handler has read the latency
+    limiter.latency = 0.0  # only the other run's request is slow
+    return other
