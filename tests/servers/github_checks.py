@@ -162,6 +162,12 @@ def _apply(run: CheckRun, body: dict[str, Any], state: State, *, creating: bool)
         run.annotations.extend(annotations)
 
 
+def _known_commit(repo: Repo, sha: str) -> None:
+    """GitHub's 422 for a commit the repository does not have."""
+    if sha not in repo.known_commits():
+        raise HttpError(Reply(422, {"message": f"No commit found for SHA: {sha}", "documentation_url": rest.DOCS}))
+
+
 @route("POST", "{repo}/check-runs")
 def create_check_run(state: State, c: Call) -> Reply:
     repo = rest.get_repo(state, c)
@@ -172,8 +178,7 @@ def create_check_run(state: State, c: Call) -> Reply:
         raise _invalid("name", "name wasn't supplied")
     if not isinstance(sha, str) or not sha:
         raise _invalid("head_sha", "head_sha wasn't supplied")
-    if sha not in repo.known_commits():
-        raise HttpError(Reply(422, {"message": f"No commit found for SHA: {sha}", "documentation_url": rest.DOCS}))
+    _known_commit(repo, sha)
     run = CheckRun(id=state.new_id(), name=name, head_sha=sha, app_slug=app_slug(c),
                    started_at=body.get("started_at") or state.now())
     _apply(run, body, state, creating=True)
@@ -223,8 +228,7 @@ def list_annotations(state: State, c: Call) -> Reply:
 def list_check_runs_for_ref(state: State, c: Call) -> Reply:
     repo = rest.get_repo(state, c)
     ref = c.params["ref"]
-    if ref not in repo.known_commits():
-        raise HttpError(Reply(422, {"message": f"No commit found for SHA: {ref}", "documentation_url": rest.DOCS}))
+    _known_commit(repo, ref)
     runs = [r for r in repo.check_runs if r.head_sha == ref]
     if c.query.get("check_name"):
         runs = [r for r in runs if r.name == c.query["check_name"]]
@@ -247,8 +251,7 @@ def get_commit(state: State, c: Call) -> Reply:
     """A commit by SHA, as far as the Checks API needs one (PyGithub's `repo.get_commit(sha)`)."""
     repo = rest.get_repo(state, c)
     sha = c.params["ref"]
-    if sha not in repo.known_commits():
-        raise HttpError(Reply(422, {"message": f"No commit found for SHA: {sha}", "documentation_url": rest.DOCS}))
+    _known_commit(repo, sha)
     return Reply(200, {"sha": sha, "node_id": f"C_{sha}", "url": f"{c.api_base}/repos/{repo.full_name}/commits/{sha}",
                        "html_url": f"{c.html_base}/{repo.full_name}/commit/{sha}", "commit": {"message": ""},
                        "parents": [], "files": []})

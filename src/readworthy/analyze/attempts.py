@@ -200,6 +200,16 @@ def _note_silence(key: str, heard: bool) -> None:
             _silent[key] = (count + 1, time.monotonic())
 
 
+def _give_up_unless_it_fits(spent: bool, wait: float, last: openai.APIError | None, tries: int,
+                            deadline: Deadline) -> None:
+    """Before waiting `wait` for another attempt: give up when the retries are `spent`, or when the wait
+    would leave the bound no room for that attempt."""
+    if spent:
+        raise GaveUp("exhausted", last, tries) from None
+    if wait + MIN_ATTEMPT_S > deadline.left():
+        raise GaveUp("deadline", last, tries, wait) from None
+
+
 def _send_with_retries(
     client: openai.OpenAI,
     kwargs: dict[str, Any],
@@ -232,10 +242,7 @@ def _send_with_retries(
             if wait is None:  # busy: wait out a floor that grows, and do not spend a retry on it
                 busy += 1
                 wait = _busy_wait(busy)
-                if busy > BUSY_RETRIES:
-                    raise GaveUp("exhausted", last, failures + busy) from None
-                if wait + MIN_ATTEMPT_S > deadline.left():
-                    raise GaveUp("deadline", last, failures + busy, wait) from None
+                _give_up_unless_it_fits(busy > BUSY_RETRIES, wait, last, failures + busy, deadline)
                 log.info("model endpoint: %s (busy: %s); retrying in %.1fs", _short(last),
                          _headers(exc).get("x-ratelimit-type", "retry-after 0"), wait)
                 time.sleep(wait)
@@ -249,10 +256,7 @@ def _send_with_retries(
             last = exc
             wait = _backoff(failures)
         failures += 1
-        if failures > retries:
-            raise GaveUp("exhausted", last, failures + busy) from None
-        if wait + MIN_ATTEMPT_S > deadline.left():
-            raise GaveUp("deadline", last, failures + busy, wait) from None
+        _give_up_unless_it_fits(failures > retries, wait, last, failures + busy, deadline)
         log.info("model endpoint: %s; attempt %d of %d in %.1fs", _short(last), failures + 1, retries + 1, wait)
         time.sleep(wait)
 
