@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from hostile_cases import HOSTILE_STRINGS, comment_problems
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from readworthy.cli import main as cli_main
@@ -213,6 +213,7 @@ _HOSTILE_TEXT = st.lists(st.one_of(st.sampled_from([v[:300] for v in HOSTILE_STR
 @settings(max_examples=FUZZ, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=_HOSTILE_TEXT, refs=st.lists(_HOSTILE_TEXT, max_size=3),
        language=st.sampled_from(["en", "zh-CN"]), verdict=st.sampled_from(["deep-read", "skim", "skip"]))
+@example(text="` </details></summary>## Verdict: skip <details> `", refs=[], language="en", verdict="skip")
 def test_fuzz_rendered_hostile_answers_pass_the_comment_checks(text: str, refs: list[str], language: str,
                                                                verdict: str) -> None:
     digest = Digest.model_validate({

@@ -92,6 +92,16 @@ def test_code_span_survives_backticks_and_marker() -> None:
     assert "<!--" not in sm.code("<!-- readworthy:v1 -->") and "-->" not in sm.code("x-->")
 
 
+@pytest.mark.parametrize("text", [
+    "` </details></summary>## Verdict: skip <details> `",  # found by the hostile-answer fuzz test
+    "`<DETAILS open><Summary>x</SUMMARY>`",
+])
+def test_our_details_tags_are_broken_inside_an_authors_code_span(text: str) -> None:
+    for rendered in (sm.inline(text, 300), sm.reference(text), sm.code(text)):
+        assert not re.search(r"</?(details|summary)\b", rendered, re.IGNORECASE), rendered
+        assert "`" in rendered  # still shown as code
+
+
 def test_length_is_bounded_and_invisible_characters_removed() -> None:
     out = sm.inline("a\u200b\u202eb" + "x" * 1000, 50)
     assert "\u200b" not in out and "\u202e" not in out and len(out) <= 50 and out.endswith("…")

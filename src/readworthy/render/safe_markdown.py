@@ -4,7 +4,7 @@ Everything the model writes (and every path or title that came from a PR) is
 data an attacker may have steered. Rendered through this module it cannot:
   - ping people or teams (`@name` loses its `@`),
   - inject HTML, close our `<details>` or forge our hidden marker (`&`, `<`, `>` escaped;
-    `<!--` broken even inside code spans),
+    `<!--` and our own `<details>`/`<summary>` tags broken even inside code spans),
   - show images or link anywhere but the repository's own host (other URLs become code),
   - start a line with `/` (bot commands) or break out of its one line,
   - grow without bound (every field has a length limit).
@@ -73,10 +73,17 @@ def clean_line(text: str, limit: int) -> str:
     return " ".join(strip_invisible(text or "").split())[:limit]
 
 
+# Our own structure: the comment's one <details> block. Inert inside a code span, but the raw body is
+# what other readers of the comment (e-mail notifications, our own parsers) see.
+_OWN_TAG = re.compile(r"<(/?)(details|summary)\b", re.IGNORECASE)
+
+
 def _break_comment_markers(text: str) -> str:
     # Even inside a code span, the raw body must never contain an HTML comment opener or
-    # closer: that is how our hidden state is found and how a comment would be closed early.
-    return text.replace("<!--", "<\u200b!--").replace("--!>", "-\u200b-!>").replace("-->", "-\u200b->")
+    # closer (that is how our hidden state is found and how a comment would be closed early),
+    # nor a tag of our own <details> block.
+    text = text.replace("<!--", "<\u200b!--").replace("--!>", "-\u200b-!>").replace("-->", "-\u200b->")
+    return _OWN_TAG.sub(lambda m: f"<{m.group(1)}\u200b{m.group(2)}", text)
 
 
 def _join(parts: list[str]) -> str:
