@@ -407,7 +407,8 @@ class Report(BaseModel):
     team: TeamVerdict | None = None  # the team's verdict (`/readworthy verdict`), kept across re-runs
     taste: TasteUse | None = None  # the team's past corrections that informed this analysis
     rate_limit: RateLimitHit | None = None  # the 429 that ended the model call, when one did (see analyze)
-    locations: list[Location] = Field(default_factory=list, max_length=64)  # the cited references at head_sha
+    # the cited references at the PR's head: `later_head` when the analysis describes an earlier one
+    locations: list[Location] = Field(default_factory=list, max_length=64)
     content: ContentSketch | None = None  # what this analysis saw (for the material-push rule)
     queued: str = ""  # why a model analysis is queued for the catch-up run ("" = not queued)
     later_head: str = ""  # a later head this analysis does not describe (its pushes were not material)

@@ -274,8 +274,10 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
         moved = moved_lines(previous.content, sketch(ctx.files))
         log.info("#%d: the change since the analysed head %s is not material (%d lines): no model call", number,
                  previous.head_sha[:7], moved)
+        # Its links and marks are placed afresh at this head: the pushes since may have moved its lines.
         report = previous.model_copy(update={"later_head": ctx.head_sha if ctx.head_sha != previous.head_sha else "",
-                                             "later_lines": moved, "url": ctx.url or previous.url})
+                                             "later_lines": moved, "url": ctx.url or previous.url,
+                                             "locations": locate(previous.digest, ctx)})
         cached, reused = True, "not-material"
     else:
         report = _analyze_within_policy(session, prompt, ctx, settings, request, previous, taste)
@@ -298,7 +300,8 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
             moved = moved_lines(previous.content, sketch(ctx.files)) if previous.content is not None else 0
             report = previous.model_copy(update={"later_head": ctx.head_sha if ctx.head_sha != previous.head_sha
                                                  else "", "later_lines": moved, "queued": report.queued,
-                                                 "url": ctx.url or previous.url})
+                                                 "url": ctx.url or previous.url,
+                                                 "locations": locate(previous.digest, ctx)})
     report = report.model_copy(update={"team": _team_verdict(request, previous, report, ctx, profile)})
     if existing is not None and not cached and not request.dry_run:
         # Another trigger's run may have written meanwhile: keep its newer analysis and its team verdict.

@@ -159,6 +159,41 @@ def test_one_comment_and_one_check_run_per_head_after_any_sequence_of_triggers(
     assert {loc.ref for loc in state.locations} and all(loc.path for loc in state.locations)
 
 
+def test_a_push_that_is_not_material_keeps_the_analysis_but_links_and_marks_the_new_heads_lines(
+    github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    seeded = seed_discussed_pr(github_server)
+    pr = seeded.pr
+    openai_server.add_json(MODEL_DIGEST, prompt_tokens=3000, completion_tokens=200)
+    first = run(monkeypatch, capsys, _env(github_server, tmp_path / "1", "pull_request_target",
+                                          pr_payload(pr, "opened"), openai_url=openai_server.url))
+    assert first.code == 0, first.stdout
+    # A review fix: one comment line more, and `init_device` now sits five lines lower (was line 40).
+    pr.head_sha = "c" * 40
+    pr.files[0] = PRFile("vllm/v1/worker/cpu_worker.py", additions=7, deletions=1,
+                         patch="@@ -45,7 +45,13 @@ class CPUWorker:\n     def init_device(self):\n"
+                               "-        torch.set_num_threads(os.cpu_count())\n"
+                               "+        # one share of the cores per rank on this host\n"
+                               "+        local_world_size = self.parallel_config.local_world_size\n"
+                               "+        threads = max(1, os.cpu_count() // local_world_size)\n"
+                               "+        torch.set_num_threads(threads)\n")
+    again = run(monkeypatch, capsys, _env(github_server, tmp_path / "2", "pull_request_target",
+                                          pr_payload(pr, "synchronize"), openai_url=openai_server.url))
+    assert again.code == 0, again.stdout
+    assert len(openai_server.chat_requests) == 1  # the analysis was kept: not material
+    comment = own_comments(github_server, pr.number)[0]
+    assert "This analysis describes" in comment.body
+    runs = github_server.check_runs(REPO, pr.head_sha)
+    assert len(runs) == 1 and runs[0].annotations
+    lines = new_side_lines(pr)
+    assert all(a.start_line in lines[a.path] for a in runs[0].annotations), runs[0].annotations
+    assert any((a.path, a.start_line) == ("vllm/v1/worker/cpu_worker.py", 45) for a in runs[0].annotations)
+    assert runs[0].summary is not None
+    for markdown in (comment.body, runs[0].summary):
+        assert links_on_the_head(markdown, pr, github_server.html_url) >= 3
+
+
 def test_without_checks_write_the_comment_is_posted_and_the_summary_says_why(
     github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],

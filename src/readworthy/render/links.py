@@ -43,7 +43,8 @@ class Linker:
     @classmethod
     def of(cls, report: Report) -> Linker:
         match = _PR_URL.match((report.url or "").rstrip("/"))
-        sha = (report.head_sha or "").lower()
+        # An analysis kept across pushes that were not material is placed at the PR's head (`later_head`).
+        sha = (report.later_head or report.head_sha or "").lower()
         if match is None or not _SHA.match(sha):
             return cls()
         host = urlsplit(report.url).hostname or "github.com"
