@@ -97,6 +97,7 @@ def test_pull_request_target_puts_one_check_run_on_the_head_and_a_rerun_edits_bo
     assert "Cap torch threads per worker" in check.title
     comment = own_comments(github_server, pr.number)
     assert len(comment) == 1 and check.details_url == first.outputs["comment-url"]
+    first_body = comment[0].body
     assert check.summary is not None and "**Key design decisions**" in check.summary
     assert "<!-- readworthy:" not in check.summary  # the guide, not the hidden state
     lines = new_side_lines(pr)
@@ -115,7 +116,9 @@ def test_pull_request_target_puts_one_check_run_on_the_head_and_a_rerun_edits_bo
                                           comment_payload(pr.number, "maya", cmd.body, cmd.id),
                                           openai_url=openai_server.url))
     assert again.code == 0, again.stdout
-    assert [c.id for c in own_comments(github_server, pr.number)] == [comment[0].id]
+    edited = own_comments(github_server, pr.number)
+    assert [c.id for c in edited] == [comment[0].id] and edited[0].body != first_body  # the one comment, edited
+    assert "given by maya" in edited[0].body
     runs = github_server.check_runs(REPO)
     assert len(runs) == 1 and runs[0].updates == 1
     assert runs[0].title is not None and runs[0].title.startswith("👀 Worth a skim — ")
