@@ -102,6 +102,9 @@ def test_a_catch_up_run_upgrades_a_quota_fallback_comment_in_place(
     assert "A model analysis is queued" not in upgraded.body
     assert refs(github_server, QUEUE_PREFIX) == []
     assert "1 now carry a model analysis" in caught.summary
+    # The check run on the PR's head follows: the one the review wrote, edited to the model's verdict.
+    [check] = github_server.check_runs(REPO, pr.head_sha)
+    assert check.updates == 1 and check.title is not None and GOOD_DIGEST["headline"] in check.title
 
     again = run(monkeypatch, capsys, action_env(github_server, tmp_path / "3", "schedule",
                                                 {"repository": {"full_name": REPO}}, inputs={"mode": "catch-up"}))
