@@ -5,6 +5,12 @@ stack of open definitions by indentation (Python, and brace languages as they ar
 practice). Every added or removed line belongs to the innermost open definition; a hunk whose first
 lines sit inside a definition above it starts with the definition git names in the hunk header.
 
+Git names in a hunk header the nearest line above the hunk, in the *old* file, that starts a
+definition (by default: any line starting at column 0 with a letter, `_` or `$`). When that line is the
+last such line the file's previous hunk showed, nothing between the two hunks starts a definition, so
+the top-level definitions open at the end of the previous hunk (new side) are still open: a function
+the previous hunk renamed (`-old() {` / `+new() {`) is the one the header names by its old name.
+
 What a definition's authors wrote about it is kept verbatim: the docstring, the comment block just
 above it, and the comments added inside its body. Nothing is judged here (see centre.py).
 """
@@ -148,6 +154,10 @@ class _FileReader:
         self.module_doc = ""
         self.at_top = False  # the hunk starts at line 1 and nothing but comments came yet
         self.removed_names: set[str] = set()  # definitions whose old line was removed (a changed signature)
+        # the last line shown so far on the old side that git's default hunk-header rule could name
+        # (column 0, starting with a letter, `_` or `$`): the header of the next hunk, if nothing between
+        # the two hunks starts a definition
+        self.last_header_line = ""
 
     # ----------------------------------------------------------------- per hunk
 
@@ -157,12 +167,16 @@ class _FileReader:
         unfinished_owner = self.stack[-1].definition.qualname if unfinished is not None else ""
         if unfinished is not None:  # the docstring goes on past this hunk: keep what was seen
             self._finish_docstring(list(unfinished))
+        carried = self._still_open(header_context)
+        self.last_header_line = header_context.rstrip()
         self.stack = []
         self.pending_comment, self.pending_marks = [], []
         self.docstring, self.in_block_comment = None, False
         self.at_top = first_line <= 1
         name = definition_name(header_context, self.patterns) if header_context.strip() else None
-        if name:
+        if carried:
+            self.stack = carried
+        elif name:
             self._open(name, header_context, line=0, new=False, indent=_indent(header_context), from_header=True)
             if docstring_tail:  # the hunk starts inside the docstring of the definition above it
                 head = unfinished if unfinished is not None and unfinished_owner == self.stack[-1].definition.qualname \
@@ -171,8 +185,23 @@ class _FileReader:
                 if head:
                     self.stack[-1].definition.doc = ""  # the whole docstring is read again below
 
+    def _still_open(self, header_context: str) -> list[_Frame]:
+        """The top-level definitions open at the end of the previous hunk, when the new hunk's header is
+        the last line the previous hunk showed that git could name (none starts between the hunks);
+        else [] (the header's definition opens the hunk)."""
+        header = header_context.rstrip()
+        if not header or not self.last_header_line.startswith(header) or not self.stack:
+            return []
+        top = self.stack[0]
+        if top.indent != 0:
+            return []
+        top.signature_depth, top.awaiting_docstring = -1, False
+        return [top]
+
     def line(self, kind: str, text: str, number: int) -> None:
         added = kind == "+"
+        if not added and (text[:1].isalpha() or text[:1] in ("_", "$")):
+            self.last_header_line = text.rstrip()
         if self.docstring is not None and kind != "-":
             self._docstring_line(text, added)
             return

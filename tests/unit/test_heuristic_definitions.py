@@ -1,0 +1,66 @@
+"""Which definition each changed line belongs to (analyze/heuristic/definitions.py), on invented diffs."""
+
+from __future__ import annotations
+
+from readworthy.analyze.heuristic.definitions import file_definitions
+from readworthy.models import FileChange
+
+
+def _defs(path: str, patch: str) -> dict[str, tuple[int, int]]:
+    found = file_definitions(FileChange(path=path, patch=patch))
+    return {d.qualname: (d.added, d.removed) for d in found.definitions}
+
+
+def test_a_hunk_after_a_rename_belongs_to_the_new_name_not_the_one_its_header_still_shows() -> None:
+    # git names a hunk by the old file's nearest definition line: the one the previous hunk renamed
+    patch = (
+        "@@ -10,4 +10,4 @@ setup() {\n"
+        " }\n"
+        " \n"
+        "-run_probe() {\n"
+        "+run_bounded_probe() {\n"
+        "   local log_file=$1\n"
+        "@@ -30,3 +30,4 @@ run_probe() {\n"
+        "   if [[ -z \"${log_file}\" ]]; then\n"
+        "+    echo 'no log file' >&2\n"
+        "     return 1\n"
+    )
+    defs = _defs("ci/run.sh", patch)
+    assert defs["run_bounded_probe"] == (2, 0)
+    assert "run_probe" not in defs  # it no longer exists at the head
+
+
+def test_a_python_signature_change_keeps_later_hunks_in_the_same_function() -> None:
+    patch = (
+        "@@ -1,3 +1,3 @@\n"
+        " import os\n"
+        " \n"
+        "-def load(path):\n"
+        "+def load(path, strict=False):\n"
+        "     text = open(path).read()\n"
+        "@@ -20,3 +20,5 @@ def load(path):\n"
+        "     data = parse(text)\n"
+        "+    if strict and not data:\n"
+        "+        raise ValueError(path)\n"
+        "     return data\n"
+    )
+    defs = _defs("pkg/io.py", patch)
+    assert defs["load"] == (3, 0)
+
+
+def test_a_header_naming_a_line_the_previous_hunk_did_not_show_opens_its_own_definition() -> None:
+    # something between the hunks starts a definition: the header's name is the one to trust
+    patch = (
+        "@@ -1,3 +1,3 @@\n"
+        "-def first(x):\n"
+        "+def first_renamed(x):\n"
+        "     return x\n"
+        " \n"
+        "@@ -40,3 +40,4 @@ def second(y):\n"
+        "     z = y * 2\n"
+        "+    z += 1\n"
+        "     return z\n"
+    )
+    defs = _defs("pkg/m.py", patch)
+    assert defs["second"] == (1, 0)
+    assert defs["first_renamed"] == (1, 0)
