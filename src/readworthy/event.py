@@ -105,8 +105,9 @@ def _truthy(text: str) -> bool:
     return text.strip().lower() in ("true", "yes", "1", "on")
 
 
-def parse_pr_numbers(text: str) -> tuple[int, ...]:
-    """'12', '12, 13 14', '#12' -> (12, 13, 14). Raises ConfigError naming the bad item."""
+def parse_pr_numbers(text: str, name: str = "input pr-number") -> tuple[int, ...]:
+    """'12', '12, 13 14', '#12' -> (12, 13, 14). Raises ConfigError naming the bad item and where it was given
+    (`name`: the action's input, or the CLI's flag)."""
     numbers: list[int] = []
     for item in re.split(r"[\s,]+", text.strip()):
         if not item:
@@ -114,13 +115,13 @@ def parse_pr_numbers(text: str) -> tuple[int, ...]:
         digits = item.removeprefix("#")
         if not digits.isascii() or not digits.isdigit() or int(digits) <= 0:
             raise ConfigError(
-                f"input pr-number: {item[:40]!r} is not a pull request number; "
+                f"{name}: {item[:40]!r} is not a pull request number; "
                 "give one number or a comma/space separated list such as `12, 15 18`"
             )
         if int(digits) not in numbers:
             numbers.append(int(digits))
     if len(numbers) > MAX_DISPATCH_PRS:
-        raise ConfigError(f"input pr-number: {len(numbers)} PRs given, at most {MAX_DISPATCH_PRS} per run")
+        raise ConfigError(f"{name}: {len(numbers)} PRs given, at most {MAX_DISPATCH_PRS} per run")
     return tuple(numbers)
 
 

@@ -113,6 +113,8 @@ def test_a_small_budget_with_a_model_is_a_usage_error(no_model: None, monkeypatc
     ["digest", "--repo", "no-slash"],
     ["digest", "--repo", "o/r", "--since", "1d", "--from", "2026-01-01"],
     ["digest", "--repo", "o/r", "--max-prs", "none"],
+    ["digest", "--repo", "o/r", "--list-chunks", "many"],
+    ["digest", "--repo", "o/r", "--prs", "1,x"],
 ])
 def test_usage_errors_exit_2_as_argparse_does(argv: list[str], no_model: None,
                                               capsys: pytest.CaptureFixture[str]) -> None:
@@ -142,6 +144,12 @@ def test_own_login_failure_names_the_environment_variable_from_a_terminal(github
     assert "READWORTHY_OWN_LOGIN" in str(error.value) and "own-login" not in str(error.value)
     assert settings.model_copy(update={"own_login": None}).own_login is None
     assert terminal_settings({}, environ={"READWORTHY_OWN_LOGIN": "bot[bot]"}).own_login == "bot[bot]"
+
+
+def test_a_bad_pr_list_names_the_flag_not_the_actions_input(no_model: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["digest", "--repo", "o/r", "--prs", "12,x"]) == 2
+    err = capsys.readouterr().err
+    assert "--prs: 'x' is not a pull request number" in err and "pr-number" not in err
 
 
 # --------------------------------------------------------------------------- digest

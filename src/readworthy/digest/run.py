@@ -170,7 +170,7 @@ def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
 def request_from_args(args: argparse.Namespace, now: datetime) -> DigestRequest:
     if args.repo.count("/") != 1:
         raise ConfigError(f"--repo {args.repo!r}: expected OWNER/REPO")
-    prs = parse_pr_numbers(args.prs) if args.prs else ()
+    prs = parse_pr_numbers(args.prs, "--prs") if args.prs else ()
     if args.prs and not prs:
         raise ConfigError(f"--prs {args.prs!r}: expected PR numbers such as 1,2,3")
     if args.since and args.date_from:
@@ -237,15 +237,22 @@ AUTO_CHUNK_SIZE = 25
 MAX_AUTO_CHUNKS = 8
 
 
+def _list_chunks_flag(chunks: str) -> bool:
+    """True for `auto`; a number of at least 1 is False; anything else raises ConfigError."""
+    if chunks.strip().lower() == "auto":
+        return True
+    if not chunks.strip().isdigit() or int(chunks) < 1:
+        raise ConfigError(f"--list-chunks: {chunks!r} is neither a number of at least 1 nor `auto`")
+    return False
+
+
 def list_chunks(gh: GitHub, settings: Settings, request: DigestRequest, chunks: str) -> dict[str, Any]:
     """The PR numbers in scope (rules applied), split for a workflow matrix.
 
     `chunks` is a number, or `auto`: then only as many PRs as GitHub's remaining request budget can
     analyse now are planned (every chunk spends the same repository-wide budget, so more parallel jobs
     do not make more room), in chunks of about AUTO_CHUNK_SIZE; the rest is listed as `deferred`."""
-    auto = chunks.strip().lower() == "auto"
-    if not auto and (not chunks.strip().isdigit() or int(chunks) < 1):
-        raise ConfigError(f"--list-chunks: {chunks!r} is neither a number of at least 1 nor `auto`")
+    auto = _list_chunks_flag(chunks)
     settings = _with_repo_config(gh, request.repo, settings)
     selection = select_prs(gh, request, settings)
     numbers = [c.number for c in selection.candidates]
@@ -277,6 +284,8 @@ def run_digest_command(args: argparse.Namespace, now: datetime | None = None) ->
     settings = settings_from_flags(args)
     try:
         request = request_from_args(args, moment)
+        if args.list_chunks is not None:
+            _list_chunks_flag(args.list_chunks)
     except ConfigError as exc:  # a flag's value or a combination of flags: a usage error, as argparse's
         raise UsageError(str(exc)) from None
     if settings.github_token is None:
