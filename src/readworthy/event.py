@@ -105,9 +105,9 @@ def _truthy(text: str) -> bool:
     return text.strip().lower() in ("true", "yes", "1", "on")
 
 
-def parse_pr_numbers(text: str, name: str = "input pr-number") -> tuple[int, ...]:
+def parse_pr_numbers(text: str, name: str = "input pr-number", limit: int | None = MAX_DISPATCH_PRS) -> tuple[int, ...]:
     """'12', '12, 13 14', '#12' -> (12, 13, 14). Raises ConfigError naming the bad item and where it was given
-    (`name`: the action's input, or the CLI's flag)."""
+    (`name`: the action's input, or the CLI's flag), or when there are more than `limit` (None: no limit)."""
     numbers: list[int] = []
     for item in re.split(r"[\s,]+", text.strip()):
         if not item:
@@ -120,8 +120,8 @@ def parse_pr_numbers(text: str, name: str = "input pr-number") -> tuple[int, ...
             )
         if int(digits) not in numbers:
             numbers.append(int(digits))
-    if len(numbers) > MAX_DISPATCH_PRS:
-        raise ConfigError(f"{name}: {len(numbers)} PRs given, at most {MAX_DISPATCH_PRS} per run")
+    if limit is not None and len(numbers) > limit:
+        raise ConfigError(f"{name}: {len(numbers)} PRs given, at most {limit} per run")
     return tuple(numbers)
 
 

@@ -92,3 +92,17 @@ def test_daily_digest_uses_the_action_with_a_cost_cap_and_a_discussion() -> None
     assert wf["permissions"]["discussions"] == "write"
     declared = set(yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"])
     assert set(inputs) <= declared
+
+
+def test_the_assembly_takes_every_planned_pr_beyond_the_dispatch_inputs_limit() -> None:
+    """`--list-chunks auto` plans up to MAX_AUTO_CHUNKS chunks of about AUTO_CHUNK_SIZE PRs and the assembly
+    gets them all in one `--prs`: the action's `pr-number` limit (50 a run) must not refuse them."""
+    from datetime import UTC, datetime
+
+    from readworthy.digest.run import AUTO_CHUNK_SIZE, MAX_AUTO_CHUNKS, request_from_args
+
+    planned = ",".join(str(n) for n in range(1, MAX_AUTO_CHUNKS * AUTO_CHUNK_SIZE + 1))
+    args = build_parser().parse_args(["digest", "--repo", "o/r", "--prs", planned, "--from", "2026-01-01",
+                                      "--to", "2026-01-31", "--cached-only"])
+    request = request_from_args(args, datetime(2026, 2, 1, tzinfo=UTC))
+    assert len(request.prs) == MAX_AUTO_CHUNKS * AUTO_CHUNK_SIZE > 50

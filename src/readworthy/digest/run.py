@@ -170,7 +170,8 @@ def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
 def request_from_args(args: argparse.Namespace, now: datetime) -> DigestRequest:
     if args.repo.count("/") != 1:
         raise ConfigError(f"--repo {args.repo!r}: expected OWNER/REPO")
-    prs = parse_pr_numbers(args.prs, "--prs") if args.prs else ()
+    # no limit: a backfill's assembly gets every PR its list planned (up to 8 chunks of about 25)
+    prs = parse_pr_numbers(args.prs, "--prs", limit=None) if args.prs else ()
     if args.prs and not prs:
         raise ConfigError(f"--prs {args.prs!r}: expected PR numbers such as 1,2,3")
     if args.since and args.date_from:
