@@ -270,6 +270,31 @@ def test_a_digest_that_analyses_a_pr_puts_its_check_run_on_the_head_and_links_it
     assert f"/blob/{pr.head_sha}/vllm/v1/worker/runner.py#L1" in out or f"/pull/{pr.number}/files#{anchor}R1" in out
 
 
+def test_a_digest_without_checks_write_says_once_which_permission_to_add(
+    digest_env: GitHubServer, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+    from datetime import UTC, datetime, timedelta
+
+    from digest_seeding import add_pr_at
+
+    from readworthy.cli import main
+
+    now = datetime.now(UTC)
+    prs = [add_pr_at(digest_env, f"Change {i}", created=now - timedelta(hours=5), merged=now - timedelta(hours=i),
+                     user="alice") for i in (1, 2)]
+    digest_env.deny(WORKFLOW_TOKEN, "checks")
+    out = tmp_path / "d.json"
+    code = main(["digest", "--repo", REPO, "--since", "24h", "--output", str(out)])
+    capsys.readouterr()
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert len(data["entries"]) == 2 and all(own_comments(digest_env, pr.number) for pr in prs)  # reviews stand
+    assert digest_env.check_runs(REPO) == []
+    said = [w for w in data["warnings"] if "no check run" in w]
+    assert len(said) == 1 and "`checks: write`" in said[0]
+
+
 def test_a_persons_token_writes_the_comment_and_says_why_there_is_no_check(
     github_server: GitHubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],

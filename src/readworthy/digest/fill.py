@@ -81,6 +81,9 @@ def _review(ctx: Context, cand: PullSummary, found: Lookup) -> ReviewOutcome:
 
 
 def _entry_or_left_out(cand: PullSummary, outcome: ReviewOutcome, filled: Filled) -> None:
+    if outcome.check_problem and not any(outcome.check_problem in w for w in filled.warnings):
+        # Once: without `checks: write` every PR of the run answers the same, and the fix is one permission.
+        filled.warnings.append(f"#{cand.number}: no check run on its head commit: {outcome.check_problem}")
     if outcome.model_failure:
         filled.model_failures.append((cand.number, outcome.model_failure))
     elif outcome.report is not None and outcome.report.analyzer == "model" and not outcome.cached:
