@@ -71,3 +71,26 @@ def test_quick_start_workflow_needs_no_secret_and_loses_no_review(tmp_path: Path
     workflow.write_text(text, encoding="utf-8")
     result = subprocess.run([found, "-no-color", str(workflow)], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_readme_check_run_sample_is_what_the_demo_writes() -> None:
+    """The check as the checks list shows it and its first start-here mark, as the README shows them, are the
+    bundled sample's real check run output (the demo's analysis), not a mock that drifts."""
+    from readworthy.analyze.model import analyze
+    from readworthy.config import Settings
+    from readworthy.gather.sample import load_sample
+    from readworthy.pack.prompt import pack_prompt
+    from readworthy.render.check import check_output
+
+    settings = Settings(openai_api_key=None, github_models=False)
+    report = analyze(pack_prompt(load_sample(), settings.for_packing()), settings, client=None)
+    output = check_output(report, settings.check_annotations)
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## The check and the marks in the diff"):]
+    section = section[:section.index("\n## ", 1)]
+    listed, shown = re.findall(r"```text\n(.*?)```", section, re.DOTALL)[:2]
+    assert f"readworthy — {output.title} " in listed
+    mark = output.marks[0]
+    assert f"under line {mark.line} of `{mark.path}`" in " ".join(section.split())
+    title, _, message = shown.strip().partition("\n")
+    assert title.split(" ", 1)[1] == mark.title and " ".join(message.split()) == mark.message
