@@ -304,6 +304,10 @@ def test_the_check_runs_summary_links_and_marks_are_on_the_head(pr: tuple[PRCont
     assert any("key decision 1" in m.message.lower() for m in output.marks)
     assert check_output(report, annotations=0).marks == ()
     assert len(check_output(report, annotations=2).marks) == 2
+    zh = check_output(_report(ctx, "zh-CN"), annotations=5)  # the check speaks the comment's language
+    assert zh.title.startswith("📖 值得精读 — h") and zh.marks[0].title == "readworthy：从这里读起"
+    assert "从这里读起（第 1 处，共 3 处）" in zh.marks[0].message
+    assert [(m.path, m.line) for m in zh.marks] == [(m.path, m.line) for m in output.marks]
 
 
 def test_the_comment_stays_within_githubs_limit_with_the_links_counted() -> None:
