@@ -26,7 +26,7 @@ from .pack.classify import definition_name, patterns_for
 _HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@(.*)$")
 _BRACKETS = re.compile(r"\[[^\]]*\]$")  # pytest parametrisation: test_x[fp8]
 _SYMBOL_SPLIT = re.compile(r"::|\.|:|#")
-_IDENT = re.compile(r"[A-Za-z_$~][\w$]*")
+_IDENT = re.compile(r"[A-Za-z_$~][\w$-]*")  # dashes: a build stage or target (`test-deps`, `rust-ci`)
 # A line that only closes what the definition opened (`}`, `};`, `)`, `end`) still belongs to it.
 _CLOSER = re.compile(r"^\s*(?:[})\]]+[;,]?|end\b.*|fi|done|esac)\s*$")
 _OPENER = re.compile(r"^\s*\{\s*$")

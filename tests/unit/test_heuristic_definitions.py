@@ -64,3 +64,36 @@ def test_a_header_naming_a_line_the_previous_hunk_did_not_show_opens_its_own_def
     defs = _defs("pkg/m.py", patch)
     assert defs["second"] == (1, 0)
     assert defs["first_renamed"] == (1, 0)
+
+
+BAKE = (
+    "@@ -10,3 +10,10 @@ target \"base\" {\n"
+    "   context = \".\"\n"
+    " }\n"
+    " \n"
+    "+target \"rust-ci\" {\n"
+    "+  inherits = [\"base\"]\n"
+    "+  target = \"rust-build\"\n"
+    "+  output = [\"type=cacheonly\"]\n"
+    "+  cache-from = [\"type=registry,ref=ci-cache:rust\"]\n"
+    "+}\n"
+    "+\n"
+)
+
+
+def test_a_build_target_named_with_dashes_is_cited_by_its_name_grounded_and_placed_on_its_line() -> None:
+    from readworthy.analyze.ground import ContextIndex
+    from readworthy.analyze.heuristic.signals import measure
+    from readworthy.locate import locate
+    from readworthy.models import Digest, PRContext, Verdict
+
+    change = FileChange(path="docker/ci.hcl", additions=7, patch=BAKE)
+    ctx = PRContext(number=1, title="Cache the Rust build", files=[change])
+    refs = [r.reference for r in measure(ctx).centre]
+    assert "docker/ci.hcl::rust-ci" in refs  # not the bare path
+    index = ContextIndex.from_context(ctx)
+    assert index.has_reference("docker/ci.hcl::rust-ci") == "docker/ci.hcl::rust-ci"
+    assert index.has_reference("docker/ci.hcl::rust-made-up") is None  # every part must be in the diff
+    digest = Digest(verdict=Verdict.SKIM, reason="r", headline="h", start_reading=["docker/ci.hcl::rust-ci"])
+    (where,) = locate(digest, ctx)
+    assert (where.start, where.end) == (13, 18)  # `target "rust-ci" {` to its closing brace

@@ -34,6 +34,7 @@ _FILE_LIKE = re.compile(
     r"\.(py|pyi|pyx|cu|cuh|cpp|cc|cxx|c|h|hh|hpp|hip|rs|go|java|kt|ts|tsx|js|jsx|md|rst|yaml|yml|toml|json|txt"
     r"|sh|proto|cfg|ini|lock|in|j2|html|css|cmake)$"
 )
+_DASHED = re.compile(r"[A-Za-z_][\w]*(?:-\w+)+")
 _CODE_LIKE = re.compile(r"[/._:]|[a-z][A-Z]|\(\)$")
 
 
@@ -97,7 +98,9 @@ class ContextIndex:
             return None
         if "::" in ref:
             head, _, symbol = ref.partition("::")
-            if self.match_path(head) and self.has_symbol(symbol):
+            # in a file, a build stage or target may be named with dashes (`Dockerfile::test-deps`)
+            if self.match_path(head) and self.has_symbol(symbol.replace("-", ".") if _DASHED.fullmatch(symbol)
+                                                         else symbol):
                 return ref
             return None
         return ref if self.has_symbol(ref) else None

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from .definitions import Definition
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+# A build stage or target may be named with dashes (`FROM base AS test-deps`, `target "rust-ci"`): still a name.
+_NAME = re.compile(r"[A-Za-z_][\w-]*")
 # Names too generic to count as a reference to one definition when they appear elsewhere.
 GENERIC_NAMES = frozenset({"forward", "apply", "run", "main", "call", "get", "set", "init", "build", "create", "update",
                       "setup", "process", "reset", "load", "save", "start", "stop", "close", "open", "name", "type",
@@ -52,10 +54,11 @@ class RankedDefinition:
 
     @property
     def reference(self) -> str:
-        """`path::Qual.name` where the name is an identifier, else the path (a build stage `test-deps`)."""
+        """`path::Qual.name` where each part is a name (a build stage `test-deps` included), else the path
+        (a Make target `build.o`)."""
         d = self.definition
         parts = d.qualname.split(".")
-        return f"{d.path}::{d.qualname}" if all(_IDENT.fullmatch(p) for p in parts) else d.path
+        return f"{d.path}::{d.qualname}" if all(_NAME.fullmatch(p) for p in parts) else d.path
 
 
 def _identifiers(lines: Iterable[str]) -> set[str]:
