@@ -92,14 +92,14 @@ def heuristic_analysis(ctx: PRContext, coverage: Coverage, language: str,
         reason = phrase(language, "taste", n=len(evidence.supporting), kind=describe(change_profile(ctx.files),
                         language), team=evidence.verdict.value, refs=refs, own=verdict.value, reason=reason)
         verdict = evidence.verdict
+    decisions = design_points(ctx, signals, language) if verdict is not Verdict.SKIP else skip_points(signals, language)
     digest = Digest(
         verdict=verdict,
         reason=_clip(reason, 400),
         headline=_clip(_headline(ctx, signals, language), 200),
         audience=audience(ctx, signals, language),
-        decisions=design_points(ctx, signals, language) if verdict is not Verdict.SKIP
-        else skip_points(signals, language),
-        start_reading=start_reading(signals, ctx.title),
+        decisions=decisions,
+        start_reading=start_reading(signals, ctx.title, [r for d in decisions[:4] for r in d.references]),
         discussion=_clip(discussion_summary(signals, language), 900),
         linked_issue_findings=issue_findings(ctx, signals, language),
         open_items=open_items(ctx, signals, coverage, language),

@@ -289,37 +289,57 @@ def skip_points(sig: Signals, language: str) -> list[Decision]:
     return [p.decision for p in condition_points(sig, language)[:1]]
 
 
-def start_reading(sig: Signals, title: str = "") -> list[str]:
+def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> list[str]:
     """The centre of the PR, then the test that names what the PR is about, then the next central
-    definitions in other files, then further definitions of the same files, then the PR's other new
-    tests and readable files; with no definitions, the readable files (a tests-only PR: its new
-    tests); with none of those, the files that change (a skip still says what it is about)."""
+    definitions in other files and the build and CI files without definitions that change (a CI job, a
+    pre-commit hook: each file once before any file twice), then further definitions of the same files,
+    then the PR's other new tests and readable files; with no definitions, the readable files (a
+    tests-only PR: its new tests); with none of those, the files that change (a skip still says what it
+    is about). After the centre, places the design points already cite (`named`) come last: the guide
+    names as many distinct places as it can."""
+    told = set(named)
     out: list[str] = []
+    later: list[str] = []  # cited by a design point already: only if nothing else is left
     tests: set[str] = set()
+
+    def add(entry: str) -> None:
+        if entry in out or entry in later:
+            return
+        (later if out and entry in told else out).append(entry)
+
+    readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED
+                and f.change.additions > 0]
+    defined = {r.definition.path for r in sig.centre}
+    plain = [f for f in readable if f.kind not in CODE_KINDS and f.kind is not FileKind.TEST
+             and f.change.path not in defined]
     per_file: Counter[str] = Counter()
     for allowed in range(1, MAX_START + 1):
         for r in sig.centre[:24]:
             path = r.definition.path
-            if len(out) >= MAX_START or per_file[path] >= allowed or r.reference in out:
+            if len(out) >= MAX_START or per_file[path] >= allowed or r.reference in out or r.reference in later:
                 continue
-            out.append(r.reference)
+            add(r.reference)
             per_file[path] += 1
-            test = best_test(r, title, exclude=tests)
+            test = best_test(r, title, exclude=tests | told)
             if test and len(out) < MAX_START and len(tests) < MAX_START_TESTS:
-                out.append(test)
+                add(test)
                 tests.add(test)
-    readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED
-                and f.change.additions > 0]
+        if allowed == 1 and out:
+            for f in plain:
+                if f.kind is FileKind.BUILD and len(out) < MAX_START:
+                    add(f.change.path)
     words = _title_words(title)
     if out and len(tests) < MAX_START_TESTS:  # new tests that name none of the definitions are still the PR's tests
-        found = [t for t in new_tests([f.change for f in readable if f.kind is FileKind.TEST]) if t not in tests]
+        found = [t for t in new_tests([f.change for f in readable if f.kind is FileKind.TEST])
+                 if t not in tests and t not in told]
         found.sort(key=lambda t: -len(words & set(re.findall(r"[a-z0-9]+", t.rsplit("::", 1)[-1].lower()))))
         room = min(MAX_START - len(out), MAX_START_TESTS - len(tests))
         out += found[:max(0, room)]
     if out:
-        named = {x.split("::")[0] for x in out}
-        out += [f.change.path for f in readable if f.change.path not in named and f.kind not in CODE_KINDS
-                and f.kind is not FileKind.TEST][: MAX_START - len(out)]
+        files = {x.split("::")[0] for x in out}
+        out += [f.change.path for f in plain if f.change.path not in files and f.change.path not in later
+                ][: MAX_START - len(out)]
+        out += later[: max(0, MAX_START - len(out))]
         return [x[:200] for x in out]
     if readable and all(f.kind is FileKind.TEST for f in readable):  # a tests-only PR: its new tests
         found = new_tests([f.change for f in readable])

@@ -1,0 +1,61 @@
+"""Where to start reading (analyze/heuristic/guide.start_reading), on invented diffs."""
+
+from __future__ import annotations
+
+from readworthy.analyze.heuristic.guide import start_reading
+from readworthy.analyze.heuristic.signals import measure
+from readworthy.models import FileChange, PRContext
+
+CHECKER = FileChange(
+    path="tools/lint/check_headers.py", additions=16, deletions=2,
+    patch=(
+        "@@ -1,4 +1,18 @@\n"
+        " import sys\n"
+        "+\n"
+        "+def comment_prefix(path):\n"
+        "+    if path.endswith(('.rs', '.proto')):\n"
+        "+        return '//'\n"
+        "+    return '#'\n"
+        "+\n"
+        "+def header_for(path):\n"
+        "+    prefix = comment_prefix(path)\n"
+        "+    return f'{prefix} SPDX-License-Identifier: Apache-2.0'\n"
+        "+\n"
+        "+def insert_header(path, lines):\n"
+        "+    header = header_for(path)\n"
+        "+    at = 1 if lines and lines[0].startswith('#!') else 0\n"
+        "+    return lines[:at] + [header] + lines[at:]\n"
+        " \n"
+        " def main(paths):\n"
+        "-    for p in paths:\n"
+        "-        check(p)\n"
+        "+    for p in paths:\n"
+        "+        check(p, header_for(p))\n"
+    ),
+)
+HOOKS = FileChange(
+    path=".pre-commit-config.yaml", additions=1, deletions=1,
+    patch=("@@ -20,4 +20,4 @@ repos:\n       name: SPDX headers\n       entry: python tools/lint/check_headers.py\n"
+           "-      types_or: [python]\n+      types_or: [python, rust, proto]\n"),
+)
+
+
+def test_a_ci_or_hook_file_without_definitions_is_named_before_a_second_place_in_the_same_file() -> None:
+    ctx = PRContext(number=1, title="Add SPDX headers to Rust and Protobuf sources", files=[CHECKER, HOOKS])
+    start = start_reading(measure(ctx), ctx.title)
+    assert ".pre-commit-config.yaml" in start
+    first_of_checker = next(i for i, x in enumerate(start) if x.startswith(CHECKER.path))
+    second_of_checker = [i for i, x in enumerate(start) if x.startswith(CHECKER.path)][1]
+    assert first_of_checker < start.index(".pre-commit-config.yaml") < second_of_checker
+
+
+def test_after_the_centre_start_reading_names_places_the_design_points_do_not_already_cite() -> None:
+    ctx = PRContext(number=1, title="Add SPDX headers to Rust and Protobuf sources", files=[CHECKER, HOOKS])
+    sig = measure(ctx)
+    plain = start_reading(sig, ctx.title)
+    cited = plain[1:3]  # say two design points already send the reader there
+    start = start_reading(sig, ctx.title, cited)
+    assert start[0] == plain[0]  # the centre stays first
+    assert not set(cited) & set(start[:len(start) - 2])  # named elsewhere: only at the end, if room is left
+    assert len(set(start)) == len(start)
+    assert set(plain) - set(cited) <= set(start)
