@@ -59,3 +59,17 @@ def test_after_the_centre_start_reading_names_places_the_design_points_do_not_al
     assert not set(cited) & set(start[:len(start) - 2])  # named elsewhere: only at the end, if room is left
     assert len(set(start)) == len(start)
     assert set(plain) - set(cited) <= set(start)
+
+
+def test_a_design_point_references_the_changed_definitions_its_words_name() -> None:
+    from readworthy.analyze.heuristic.guide import with_named_places
+    from readworthy.models import Decision
+
+    ctx = PRContext(number=1, title="Add SPDX headers to Rust and Protobuf sources", files=[CHECKER, HOOKS])
+    decision = Decision(title="`header_for()` picks the comment prefix", references=["tools/lint/check_headers.py"],
+                        explanation="It asks `comment_prefix` and is called by `insert_header`; the hook in "
+                                    "`.pre-commit-config.yaml` runs it. ~~`check`~~ is gone; `print` is not ours.")
+    refs = with_named_places(decision, measure(ctx)).references
+    assert refs == ["tools/lint/check_headers.py", "tools/lint/check_headers.py::header_for",
+                    "tools/lint/check_headers.py::comment_prefix", "tools/lint/check_headers.py::insert_header",
+                    ".pre-commit-config.yaml"]

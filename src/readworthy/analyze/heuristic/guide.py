@@ -233,7 +233,34 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
         described.add(key)
     out = _with_results(out, measured_results(ctx, sig), tidy, language)
     check = Contradiction(ctx)
-    return [d for d in out if not check(d)]
+    return [with_named_places(d, sig) for d in out if not check(d)]
+
+
+_NAME_SPAN = re.compile(r"(?<!~)`(\.?[A-Za-z_][\w./-]*?)(?:\(\))?`(?!~)")
+
+
+def with_named_places(decision: Decision, sig: Signals) -> Decision:
+    """A design point's references, then every changed definition, test and file its words name in
+    backticks (`BlockPool.lookup()`, `sampler.py`): a name the reader sees is a place they can click. A
+    bare name counts only when one changed definition (or test, or file) has it."""
+    refs = list(decision.references)
+    paths = [f.change.path for f in sig.ranked]
+    for span in _NAME_SPAN.findall(decision.title + " " + decision.explanation):
+        if "." in span and span.rsplit(".", 1)[-1] in _FILE_EXTENSIONS:
+            hits = [p for p in paths if p == span or p.endswith("/" + span)]
+            if len(hits) == 1:
+                refs.append(hits[0])
+            continue
+        found = {r.reference for r in sig.centre if r.definition.qualname == span
+                 or "." not in span and r.definition.name == span}
+        found |= {t for r in sig.centre for t in r.tests if t.rsplit("::", 1)[-1] == span}
+        if len(found) == 1:
+            refs.append(found.pop())
+    return decision.model_copy(update={"references": list(dict.fromkeys(refs))[:8]})
+
+
+_FILE_EXTENSIONS = frozenset({"py", "pyi", "cu", "cuh", "cpp", "cc", "c", "h", "hpp", "rs", "go", "ts", "js", "sh",
+                              "yaml", "yml", "toml", "md", "rst", "hcl", "cmake", "txt", "proto", "json"})
 
 
 def _with_results(decisions: list[Decision], results: Sequence[Passage], tidy: QuoteTidier,
