@@ -97,3 +97,15 @@ def test_a_build_target_named_with_dashes_is_cited_by_its_name_grounded_and_plac
     digest = Digest(verdict=Verdict.SKIM, reason="r", headline="h", start_reading=["docker/ci.hcl::rust-ci"])
     (where,) = locate(digest, ctx)
     assert (where.start, where.end) == (13, 18)  # `target "rust-ci" {` to its closing brace
+
+
+def test_the_tests_of_a_definition_come_in_the_same_order_on_every_run() -> None:
+    # test files that use a name without a test function of their own: listed by path, not by set order
+    from readworthy.analyze.heuristic.centre import rank_definitions
+
+    code = file_definitions(FileChange(path="pkg/pool.py", patch="@@ -0,0 +1,2 @@\n+def evict_oldest(pool):\n"
+                                                                   "+    return pool.pop()\n")).definitions
+    paths = [f"tests/t{i:02d}/conftest.py" for i in range(12)]
+    added = {p: ["    evict_oldest(pool)"] for p in paths}
+    (ranked,) = rank_definitions(code, [], added, frozenset(paths))
+    assert list(ranked.tests) == sorted(paths)

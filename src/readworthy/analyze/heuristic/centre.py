@@ -94,7 +94,7 @@ def rank_definitions(code: Sequence[Definition], tests: Sequence[Definition],
             callers = tuple(p for p, names in names_in_file.items()
                             if p != d.path and p not in test_paths and d.name in names)
             tested = [f"{t.path}::{t.qualname}" for t, names in test_uses if d.name in names]
-            tested += [p for p in test_paths if p in names_in_file and d.name in names_in_file[p]
+            tested += [p for p in sorted(test_paths) if p in names_in_file and d.name in names_in_file[p]
                        and not any(x.startswith(p + "::") for x in tested)]
             same_file = sum(1 for other, names in uses_in_definition
                             if other is not d and other.path == d.path and other.qualname != d.parent
