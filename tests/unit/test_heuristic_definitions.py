@@ -109,3 +109,24 @@ def test_the_tests_of_a_definition_come_in_the_same_order_on_every_run() -> None
     added = {p: ["    evict_oldest(pool)"] for p in paths}
     (ranked,) = rank_definitions(code, [], added, frozenset(paths))
     assert list(ranked.tests) == sorted(paths)
+
+
+def test_a_function_closed_in_the_previous_hunk_is_not_carried_into_the_next() -> None:
+    # the previous hunk adds `bar` after `foo` and closes it: the next hunk is in neither
+    patch = (
+        "@@ -1,4 +1,8 @@\n"
+        " static int foo(int x) {\n"
+        "   return x;\n"
+        " }\n"
+        "+static int bar(int y) {\n"
+        "+  return y + 1;\n"
+        "+}\n"
+        "+\n"
+        " \n"
+        "@@ -30,3 +34,4 @@ static int foo(int x) {\n"
+        "   {LIMIT, 4},\n"
+        "+  {SPAN, 8},\n"
+        " };\n"
+    )
+    defs = _defs("csrc/ops.c", patch)
+    assert defs["bar"] == (2, 0)  # its own lines, not the table entry below it

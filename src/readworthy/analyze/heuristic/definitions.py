@@ -158,6 +158,7 @@ class _FileReader:
         # (column 0, starting with a letter, `_` or `$`): the header of the next hunk, if nothing between
         # the two hunks starts a definition
         self.last_header_line = ""
+        self.top_closed = False  # the open top-level definition's closing brace was seen
 
     # ----------------------------------------------------------------- per hunk
 
@@ -168,7 +169,7 @@ class _FileReader:
         if unfinished is not None:  # the docstring goes on past this hunk: keep what was seen
             self._finish_docstring(list(unfinished))
         carried = self._still_open(header_context)
-        self.last_header_line = header_context.rstrip()
+        self.last_header_line, self.top_closed = header_context.rstrip(), False
         self.stack = []
         self.pending_comment, self.pending_marks = [], []
         self.docstring, self.in_block_comment = None, False
@@ -190,7 +191,7 @@ class _FileReader:
         the last line the previous hunk showed that git could name (none starts between the hunks);
         else [] (the header's definition opens the hunk)."""
         header = header_context.rstrip()
-        if not header or not self.last_header_line.startswith(header) or not self.stack:
+        if not header or not self.last_header_line.startswith(header) or not self.stack or self.top_closed:
             return []
         top = self.stack[0]
         if top.indent != 0:
@@ -238,6 +239,8 @@ class _FileReader:
         if not _CLOSING.match(text):
             while self.stack and self.stack[-1].indent >= indent:
                 self.stack.pop()
+        elif indent == 0 and self.stack and self.stack[0].indent == 0:
+            self.top_closed = True  # `}` at column 0: the top-level definition ends here
         name = definition_name(text, self.patterns)
         if name:
             self._open(name, text, line=number, new=added, indent=indent, from_header=False)
@@ -414,6 +417,7 @@ class _FileReader:
                 depth = -1
             elif depth <= 0:
                 depth = 0  # `def f(x) -> int` continued on the next line without brackets
+        self.top_closed = self.top_closed and indent > 0
         self.stack.append(_Frame(definition, indent, depth, awaiting_docstring=self.python and not from_header))
 
 
