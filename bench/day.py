@@ -44,6 +44,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "src"), str(ROOT / "bench")]
 from day_models import LimitedModels  # noqa: E402
 from day_plan import NON_MATERIAL, Event, Fixture, PlannedPR, load_fixtures, plan_day, timeline  # noqa: E402
 from servers.github_fixtures import files_from_patch  # noqa: E402
+from servers.github_graphql import FETCH_COMMAND, load_github_schema  # noqa: E402
 from servers.github_server import GitHubServer  # noqa: E402
 from servers.github_state import WORKFLOW_LOGIN, WORKFLOW_TOKEN, PRCommit, PRFile, PullRequest, _sha_for  # noqa: E402
 
@@ -219,7 +220,8 @@ class Replay:
         (folder / "event.json").write_text(json.dumps(payload))
         (folder / "out").write_text("")
         (folder / "summary.md").write_text("")
-        for key in [k for k in os.environ if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "READWORTHY_"))]:
+        for key in [k for k in os.environ if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "READWORTHY_"))
+                    and k != "READWORTHY_GRAPHQL_SCHEMA"]:  # the GitHub server's, not the product's
             del os.environ[key]
         os.environ.update({
             "GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": str(folder / "event.json"), "GITHUB_REPOSITORY": REPO,
@@ -404,6 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     if SHARED is None:
         print("skipped: the labelled vLLM fixtures (../shared/fixtures/vllm, vllm2) are not present")
         return 0
+    if load_github_schema() is None:  # without it every run fails to read the PR, and the figures are all 0
+        print(f"GitHub's GraphQL schema is missing; run `{FETCH_COMMAND}` first", file=sys.stderr)
+        return 1
     fixtures = load_fixtures([SHARED / "vllm", SHARED / "vllm2"])
     inputs = dict(item.split("=", 1) for item in args.input)
     github_api.SECONDS_BETWEEN_WRITES = 0  # the clock is driven: see the docstring

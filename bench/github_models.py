@@ -63,7 +63,8 @@ def _env(gh: Any, ai: Any, work: Path, event: str, payload: Any, inputs: dict[st
     (work / "event.json").write_text(json.dumps(payload))
     for name in ("out", "summary.md"):
         (work / name).write_text("")
-    for key in [k for k in os.environ if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "READWORTHY_"))]:
+    for key in [k for k in os.environ if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "READWORTHY_"))
+                and k != "READWORTHY_GRAPHQL_SCHEMA"]:  # the GitHub server's, not the product's
         del os.environ[key]
     os.environ.update({
         "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(work / "event.json"),
@@ -207,7 +208,8 @@ def digest_high_tier(work: Path) -> dict[str, Any]:
                       user="alice")
         limiter = ai.github_models(Limits(per_minute=10, per_day=50, concurrent=2), latency=0.5)
         ai.set_default_json(GOOD_DIGEST)
-        for key in [k for k in os.environ if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "READWORTHY_"))]:
+        for key in [k for k in os.environ if k.startswith(("GITHUB_", "INPUT_", "OPENAI_", "READWORTHY_"))
+                    and k != "READWORTHY_GRAPHQL_SCHEMA"]:  # the GitHub server's, not the product's
             del os.environ[key]
         os.environ.update({"GITHUB_TOKEN": WORKFLOW_TOKEN, "GITHUB_API_URL": gh.api_url,
                            "GITHUB_GRAPHQL_URL": gh.graphql_url, "READWORTHY_GITHUB_MODELS_URL": ai.url})
@@ -248,6 +250,11 @@ def main() -> int:
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the readworthy src/ to run")
     args = parser.parse_args()
     _paths(args.src.resolve())
+    from servers.github_graphql import FETCH_COMMAND, load_github_schema
+
+    if load_github_schema() is None:  # without it every review fails to read its PR
+        print(f"GitHub's GraphQL schema is missing; run `{FETCH_COMMAND}` first", file=sys.stderr)
+        return 1
     import readworthy
 
     print(f"readworthy from {Path(readworthy.__file__).parent}")
