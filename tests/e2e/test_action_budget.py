@@ -73,6 +73,32 @@ def test_two_runs_at_once_share_one_repository_budget(
     assert len({n.split("/")[3] for n in refs(github_server, QUEUE_PREFIX)}) == 5  # queued for the catch-up run
 
 
+def test_a_repair_turn_is_counted_in_the_repository_budget(
+    github_server: GitHubServer, openai_server: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """One reservation, two requests (the answer was not JSON): GitHub counts both, so the ledger holds two
+    slots and the next run finds the one left, not two."""
+    first, second = small_pr(github_server), small_pr(github_server)
+    openai_server.add_reply("not json at all")
+    openai_server.add_json(GOOD_DIGEST, times=3)
+    inputs = {"model-budget": "3"}
+    for i, pr in enumerate((first, second)):
+        env = action_env(github_server, tmp_path / str(i), "workflow_dispatch",
+                         {"inputs": {"pr-number": str(pr.number)}}, openai_url=openai_server.url, inputs=inputs)
+        assert run(monkeypatch, capsys, env).code == 0
+        if pr is first:
+            assert len(openai_server.chat_requests) == 2 and len(refs(github_server, BUDGET_PREFIX)) == 2
+    assert len(openai_server.chat_requests) == 3 and len(refs(github_server, BUDGET_PREFIX)) == 3
+    third = small_pr(github_server)
+    env = action_env(github_server, tmp_path / "3", "workflow_dispatch", {"inputs": {"pr-number": str(third.number)}},
+                     openai_url=openai_server.url, inputs=inputs)
+    assert run(monkeypatch, capsys, env).code == 0
+    assert len(openai_server.chat_requests) == 3  # the day's three requests are spent: no fourth
+    state = decode_state(own_comments(github_server, third.number)[0].body)
+    assert state is not None and state.analyzer == "heuristic" and "model budget for today" in state.model_withheld
+
+
 def test_a_catch_up_run_upgrades_a_quota_fallback_comment_in_place(
     github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

@@ -153,3 +153,17 @@ def test_readworthy_writes_no_ref_outside_its_own_namespace(github_server: GitHu
             publish.create_ref(gh, REPO, name, sha)
         with pytest.raises(ValueError):
             publish.delete_ref(gh, REPO, name)
+
+
+def test_requests_already_sent_are_counted_past_the_limit_and_a_spent_quota(github_server: GitHubServer) -> None:
+    """A repair turn or a retry went out under one reservation: GitHub counts it, so the ledger must too."""
+    sha = _setup(github_server)
+    budget = ModelBudget(github_client(github_server), REPO, limit=2)
+    with _at(NOON):
+        assert budget.reserve(sha) == ""
+        budget.count_sent(2, sha)  # the second request takes the last slot, the third goes past the limit
+        budget.mark_spent(NOON + timedelta(hours=1), sha)
+        budget.count_sent(1, sha)
+        later_run = ModelBudget(github_client(github_server), REPO, limit=2)
+        assert later_run.view().used == 4
+    assert _slots(github_server)[-1] == f"refs/{BUDGET_PREFIX}2026-07-14/0004"

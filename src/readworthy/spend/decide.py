@@ -1,7 +1,8 @@
 """Whether this PR's analysis asks the model now, under the repository's budget (issue 21).
 
     decide(budget, triage, ...) -> Decision      before the call: triage first, then the budget's order
-    after_analysis(budget, decision, report)     after it: a spent day quota is recorded for every run
+    after_analysis(budget, decision, report)     after it: requests past the reserved one (a repair turn,
+                                                 a retry) are counted; a spent day quota is recorded
 
 Triage comes first and is free: a confident skip is not sent to the model unless a maintainer asked.
 Then the request's claim (priority.py) must fit above its tier's floor, and a slot is reserved in the
@@ -60,7 +61,10 @@ def decide(budget: ModelBudget | None, triage: TriageLike, *, asked: bool, draft
 
 
 def after_analysis(budget: ModelBudget | None, decision: Decision, report: Report, sha: str) -> Decision:
-    """A day-quota answer marks the budget spent until it resets; a fallback is queued for the catch-up run."""
+    """Requests past the reserved one are counted; a day-quota answer marks the budget spent until it resets;
+    a fallback is queued for the catch-up run."""
+    if budget is not None and not decision.withheld and report.usage.model_calls > 1:
+        budget.count_sent(report.usage.model_calls - 1, sha)
     if not report.fallback_reason:
         return decision
     hit = report.rate_limit

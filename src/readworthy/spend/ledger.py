@@ -13,7 +13,9 @@ asks the model:
 422 "Reference already exists": of two runs creating one slot, one gets it and the other tries the next.
 So at most `limit` reservations exist for a day whatever runs at once, and no call is made without one. A
 reservation whose call then fails still counts (counting twice is acceptable; under-counting into the
-quota is not), and a create whose answer was lost counts too — the call is not made.
+quota is not), and a create whose answer was lost counts too — the call is not made. An analysis that
+sends more than one request (a repair turn, a retry) counts the others once it ends (`count_sent`), past
+the limit if need be.
 
 **Cost**: the first reservation of a run lists the day's slots (one request per 100) and the quota markers
 (one request); each reservation is one write (PyGithub spaces writes 1 s apart, as GitHub asks). Runs that
@@ -116,6 +118,22 @@ class ModelBudget:
 
     def reserve(self, sha: str) -> str:
         """Reserve one model request for today: "" when reserved, else why not (the comment shows it)."""
+        return self._take(sha, sent=False)
+
+    def count_sent(self, requests: int, sha: str) -> None:
+        """Count requests already sent beyond an analysis's one reservation (a repair turn, a retry, the
+        smaller retry after a 413): GitHub's quota counts each, so the ledger does too, past the limit if need
+        be (over-counting is safe, under-counting is not). They are counted once the analysis ends, since the
+        model step cannot wait on the ledger; the default budget's headroom covers them until then."""
+        for _ in range(requests):
+            why = self._take(sha, sent=True)
+            if why:
+                log.warning("could not count a model request already sent in the ledger: %s", why)
+                return
+
+    def _take(self, sha: str, *, sent: bool) -> str:
+        """Create the day's next slot; `sent`: the request went already, so neither the limit nor a spent
+        quota refuses it."""
         now = clock.now()
         with self._lock:
             if self.problem:
@@ -125,11 +143,11 @@ class ModelBudget:
             except GitHubError as exc:
                 self.problem = note("budget_unreadable", error=str(exc))
                 return self.problem
-            if self._spent_until is not None:
+            if self._spent_until is not None and not sent:
                 return note("quota_spent", when=f"{self._spent_until:%Y-%m-%d %H:%M}")
             while True:
                 slot = max(self._taken, default=0) + 1
-                if slot > self.limit:
+                if slot > self.limit and not sent:
                     return note("budget_spent", limit=self.limit)
                 name = f"refs/{BUDGET_PREFIX}{self._day}/{slot:04d}"
                 try:
