@@ -266,18 +266,21 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
         # Only the cheap, non-textual parts are refreshed: the stored title etc. were redacted before
         # they were stored, and the raw context's text must not slip back in.
         # The same patch can sit at other lines of the new head (a rebase): the links are placed afresh.
+        # A model analysis of these very inputs needs no other: a re-analysis queued meanwhile is done.
         report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url,
                                              "locations": locate(previous.digest, ctx),
-                                             "later_head": "", "later_lines": 0})
+                                             "later_head": "", "later_lines": 0,
+                                             "queued": "" if previous.analyzer == "model" else previous.queued})
     elif previous is not None and _keeps_analysis(previous, ctx, settings, request):
         assert previous.content is not None
         moved = moved_lines(previous.content, sketch(ctx.files))
         log.info("#%d: the change since the analysed head %s is not material (%d lines): no model call", number,
                  previous.head_sha[:7], moved)
-        # Its links and marks are placed afresh at this head: the pushes since may have moved its lines.
+        # Its links and marks are placed afresh at this head: the pushes since may have moved its lines. It
+        # still describes the PR, so a re-analysis queued meanwhile is no longer wanted.
         report = previous.model_copy(update={"later_head": ctx.head_sha if ctx.head_sha != previous.head_sha else "",
                                              "later_lines": moved, "url": ctx.url or previous.url,
-                                             "locations": locate(previous.digest, ctx)})
+                                             "locations": locate(previous.digest, ctx), "queued": ""})
         cached, reused = True, "not-material"
     else:
         report = _analyze_within_policy(session, prompt, ctx, settings, request, previous, taste)

@@ -137,6 +137,50 @@ def test_a_catch_up_run_upgrades_a_quota_fallback_comment_in_place(
     assert again.code == 0 and len(github_models_on.chat_requests) == 2  # nothing queued: no call
 
 
+@pytest.mark.parametrize("exactly", [True, False], ids=["same-inputs", "not-material"])
+def test_a_queued_reanalysis_leaves_the_queue_once_the_pushes_since_are_not_material(
+    exactly: bool, github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A material push meets a spent quota, so the model analysis stays and a new one is queued; a later push
+    takes the new file out again (exactly, or with a line fixed in place): the analysis describes the PR once
+    more, so nothing is queued any longer and the catch-up run spends no request on it."""
+    pr = small_pr(github_server)
+    original = list(pr.files)
+
+    def trigger(name: str, action: str) -> None:
+        result = run(monkeypatch, capsys, action_env(github_server, tmp_path / name, "pull_request_target",
+                                                     pr_payload(pr, action)))
+        assert result.code == 0, result.stdout
+
+    github_models_on.add_json(GOOD_DIGEST)
+    trigger("opened", "opened")
+    pr.head_sha = "b" * 40
+    pr.files = [*original, PRFile("vllm/v1/worker/cpu_pinning.py", status="added", additions=40,
+                                  patch="@@ -0,0 +1,40 @@\n" + "".join(f"+PIN_{i} = {i}\n" for i in range(40)))]
+    github_models_on.add_error(429, "quota", headers={"Retry-After": "1", **DAY_QUOTA})
+    trigger("material", "synchronize")
+    queued = decode_state(own_comments(github_server, pr.number)[0].body)
+    assert queued is not None and queued.analyzer == "model" and queued.queued and refs(github_server, QUEUE_PREFIX)
+
+    time.sleep(2.5)  # the quota's Retry-After has passed
+    pr.head_sha = "c" * 40
+    pr.files = original if exactly else [  # the new file is gone again
+        PRFile(f.filename, f.status, f.additions, f.deletions, f.patch.replace("threads)", "threads)  # per rank"))
+        for f in original]
+    trigger("reverted", "synchronize")
+    [comment] = own_comments(github_server, pr.number)
+    state = decode_state(comment.body)
+    assert state is not None and state.analyzer == "model" and not state.queued
+    assert "A model analysis is queued" not in comment.body
+
+    env = action_env(github_server, tmp_path / "c", "schedule", {"repository": {"full_name": REPO}},
+                     inputs={"mode": "catch-up"})
+    assert run(monkeypatch, capsys, env).code == 0
+    assert len(github_models_on.chat_requests) == 2  # the analysis and the refused re-analysis, nothing more
+    assert refs(github_server, QUEUE_PREFIX) == []
+
+
 def test_a_confident_skip_costs_no_call_and_is_caught_up_last(
     github_server: GitHubServer, github_models_on: OpenAIServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
