@@ -97,8 +97,14 @@ def _row(name: str, ai: Any, limit: int, gh: Any = None, number: int = 0, extra:
             "refused": refused, "gaps": gaps, "result": _analyzer(gh, number) if gh is not None else extra}
 
 
+def _asked(pr: Any) -> dict[str, Any]:
+    """A dispatch for the PR: triage reads the generated-looking big PR as a confident skip, which a push sends
+    to no model at all (issue 21); a maintainer's ask always gets one, so the request's size is what is measured."""
+    return {"inputs": {"pr-number": str(pr.number)}, "repository": {"full_name": "vllm-project/vllm"}}
+
+
 def repair_turn(work: Path) -> dict[str, Any]:
-    from action_run import GOOD_DIGEST, pr_payload
+    from action_run import GOOD_DIGEST
     from servers.github_models_limits import Limits
     from servers.github_server import GitHubServer
     from servers.openai_server import OpenAIServer
@@ -111,7 +117,7 @@ def repair_turn(work: Path) -> dict[str, Any]:
         # an answer that is not JSON and long (the issue measured a 689-token rejected answer), then a good one
         ai.add_reply("Here is my analysis of the pull request. " + "The routes move into modules. " * 110)
         ai.add_json(GOOD_DIGEST)
-        _env(gh, ai, work, "pull_request_target", pr_payload(pr, "opened"), {})
+        _env(gh, ai, work, "workflow_dispatch", _asked(pr), {})
         _action(os.environ)
         return _row("repair turn (8,000-input model)", ai, 8_000, gh, pr.number)
     finally:
@@ -120,7 +126,7 @@ def repair_turn(work: Path) -> dict[str, Any]:
 
 
 def small_model(work: Path) -> dict[str, Any]:
-    from action_run import GOOD_DIGEST, pr_payload
+    from action_run import GOOD_DIGEST
     from servers.github_models_limits import Limits
     from servers.github_server import GitHubServer
     from servers.openai_server import OpenAIServer
@@ -131,8 +137,7 @@ def small_model(work: Path) -> dict[str, Any]:
         pr = _big_pr(gh)
         ai.github_models(Limits(), per_model={"openai/o4-mini": Limits(4_000, 4_000, 2, 12, 1)})
         ai.add_json(GOOD_DIGEST, times=4)
-        _env(gh, ai, work, "pull_request_target", pr_payload(pr, "opened"),
-             {"model": "o4-mini", "github-models-plan": "pro"})
+        _env(gh, ai, work, "workflow_dispatch", _asked(pr), {"model": "o4-mini", "github-models-plan": "pro"})
         _action(os.environ)
         return _row("4,000-input model (o4-mini)", ai, 4_000, gh, pr.number)
     finally:
@@ -169,7 +174,7 @@ def concurrency(work: Path) -> dict[str, Any]:
 
 
 def smaller_limit(work: Path) -> dict[str, Any]:
-    from action_run import GOOD_DIGEST, pr_payload
+    from action_run import GOOD_DIGEST
     from servers.github_models_limits import Limits
     from servers.github_server import GitHubServer
     from servers.openai_server import OpenAIServer
@@ -180,7 +185,7 @@ def smaller_limit(work: Path) -> dict[str, Any]:
         pr = _big_pr(gh)
         ai.github_models(Limits(input_tokens=6_000))
         ai.add_json(GOOD_DIGEST, times=4)
-        _env(gh, ai, work, "pull_request_target", pr_payload(pr, "opened"), {})
+        _env(gh, ai, work, "workflow_dispatch", _asked(pr), {})
         _action(os.environ)
         return _row("endpoint allows 6,000, not 8,000", ai, 6_000, gh, pr.number)
     finally:
