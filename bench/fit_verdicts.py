@@ -5,7 +5,8 @@
 An ordinal logistic (proportional-odds) model over the general features of verdict_model.features:
 z = w · standardised(x); P(skip) = σ(c1 − z), P(deep-read) = 1 − σ(c2 − z). Fitted by Newton's method
 on the negative log-likelihood with an L2 penalty towards the rubric's signs (verdict_model.RUBRIC_PRIOR;
-the penalty keeps 60-odd labels from being memorised), in pure Python. Only the PRs the model decides are fitted: the ones a certain shape rule settles
+the penalty keeps 60-odd labels from being memorised), each rubric fact's weight kept on the rubric's
+side of zero, in pure Python. Only the PRs the model decides are fitted: the ones a certain shape rule settles
 (analyzer.py: empty, lock/generated only, versions only, ...) never reach it.
 
 --write stores the fitted constants in src/readworthy/analyze/heuristic/verdict_weights.py.
@@ -123,14 +124,8 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
     return out
 
 
-def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[str], l2: float = L2) -> Fitted:
-    """The penalised maximum-likelihood weights and cuts for these rows (features) and labels."""
-    means, scales = _standardise(rows)
-    names = sorted(rows[0])
-    unit = Params({}, (0.0, 0.0), means, scales)
-    xs = [[standardised(r, unit)[k] for k in names] for r in rows]
-    ys = [ORDER.index(v) for v in labels]
-    prior = [RUBRIC_PRIOR.get(k, 0.0) for k in names]
+def _fit_free(xs: list[list[float]], ys: list[int], l2: float, prior: list[float]) -> list[float]:
+    """The penalised maximum-likelihood theta = (weights..., c1, c2), by damped Newton steps."""
     theta = prior[:] + [-1.0, 1.0]
     loss, grad, hess = _terms(theta, xs, ys, l2, prior)
     for _ in range(100):
@@ -147,8 +142,31 @@ def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[str], l2: float = 
             theta, loss, grad, hess = candidate, new_loss, new_grad, new_hess
         if improved < 1e-10:
             break
-    k = len(names)
-    return Fitted({n: theta[i] for i, n in enumerate(names)}, (theta[k], theta[k + 1]), means, scales)
+    return theta
+
+
+def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[str], l2: float = L2) -> Fitted:
+    """The penalised maximum-likelihood weights and cuts for these rows (features) and labels, each
+    weight of a fact the rubric gives a direction kept on that side of zero: a weight the fit would
+    flip is pinned at zero and the rest refitted (an active set, one feature at a time)."""
+    means, scales = _standardise(rows)
+    names = sorted(rows[0])
+    unit = Params({}, (0.0, 0.0), means, scales)
+    ys = [ORDER.index(v) for v in labels]
+    standard = [standardised(r, unit) for r in rows]
+    free = list(names)
+    while True:
+        xs = [[x[k] for k in free] for x in standard]
+        prior = [RUBRIC_PRIOR.get(k, 0.0) for k in free]
+        theta = _fit_free(xs, ys, l2, prior)
+        crossed = [(theta[i] * RUBRIC_PRIOR[k], k) for i, k in enumerate(free)
+                   if RUBRIC_PRIOR.get(k, 0.0) and theta[i] * RUBRIC_PRIOR[k] < 0]
+        if not crossed:
+            break
+        free.remove(min(crossed)[1])
+    k = len(free)
+    weights = {n: 0.0 for n in names} | {n: theta[i] for i, n in enumerate(free)}
+    return Fitted(weights, (theta[k], theta[k + 1]), means, scales)
 
 
 def _log_likelihood(model: Fitted, row: Mapping[str, float], label: str) -> float:

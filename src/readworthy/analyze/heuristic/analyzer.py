@@ -7,7 +7,7 @@ The verdict follows the same rubric as the model's (reading value, not size):
    empty, only generated/lock/vendored/binary files, a revert without analysis, versions only,
    renames and moves with import updates only, comment or whitespace edits only, code moved between
    files, and (unless it changes behaviour: a removed guard, a changed default, security words, a
-   "bump" that also changes logic) one edit repeated across many files.
+   "bump" that also changes logic) one edit repeated across many files, or a deletion that adds nothing.
 2. Everything else is weighed by the reading-value model (verdict_model.py): general facts about the
    change (sizes on a log scale, what kind of files, new definitions, interfaces, capability checks,
    kernels, a fix pinned by tests ...) with weights fitted on labelled PRs. The verdict is the one with
@@ -47,6 +47,7 @@ COSTS: Mapping[tuple[Verdict, Verdict], float] = {
 SHAPE_CONFIDENCE: Mapping[str, float] = {
     "empty": 0.99, "mechanical_only": 0.97, "bulk_data": 0.97, "version_only": 0.95, "version_exclusion": 0.95,
     "renames": 0.95, "moves": 0.95, "cosmetic": 0.95, "code_moves": 0.9, "repeated": 0.9, "revert": 0.9,
+    "removal": 0.9,
 }
 RUBRIC_CONFIDENCE = 0.6  # a verdict set by a rubric rule the labelled diffs cannot measure
 CROSS_CUTTING_AREAS = 4
@@ -55,14 +56,15 @@ MOVED_MIN_LINES = 20  # code moves are judged on at least this many added lines
 MOVED_SHARE = 0.85  # this share of the added code was removed elsewhere (or is imports): code moved, not changed
 REMOVAL_SHARE = 0.9  # of the changed lines deleted: a removal
 NEW_PACKAGE_SHARE = 0.5  # most of the added code sits in brand-new directories
+DOC_SECTION_LINES = 20  # a new docs heading with this many added lines is a section that explains something
 # Findings about what the change does, named first in the reason (size and counts come after).
 _RUBRIC_FIRST = ("security", "hidden_logic", "issue_analysis", "debate", "discussion_heavy")
 # Model features -> the finding that names them in the reason.
 _FINDING_OF = {"interface": "interface", "capability": "capability", "fail_fast": "fail_fast",
-               "kernel": "kernel", "kernel_edit": "kernel", "build_stages": "build_graph",
+               "kernel": "kernel", "build_stages": "build_graph",
                "removed_guard": "removed_guard", "changed_default": "changed_default",
                "regression_test": "regression_test", "fix_with_tests": "regression_test", "perf_title": "perf",
-               "new_definitions": "new_definitions", "code_areas": "cross_cutting"}
+               "new_definitions": "new_definitions"}
 
 
 @dataclass(frozen=True)
@@ -167,11 +169,11 @@ def _rubric(sig: Signals, verdict: Verdict) -> Verdict:
     discussion or issues, so these are not fitted): a root-cause analysis in a linked issue makes a
     PR deep-read; a security change with a new check is deep-read, any security change at least skim;
     a model drop that edits shared code and a tests-only PR bringing a new testing technique are at least
-    skim; a long review discussion and a debate (changes requested, two or more people) each raise it a level."""
+    skim, and so is a docs PR that adds a section (not a typo or a link); a long review discussion and a debate (changes requested, two or more people) each raise it a level."""
     if sig.analysed_issues or (sig.security and sig.fail_fast):
         return Verdict.DEEP_READ
     level = _ORDER.index(verdict)
-    if sig.security or _drop_with_shared_edits(sig) or _new_test_technique(sig):
+    if sig.security or _drop_with_shared_edits(sig) or _new_test_technique(sig) or _new_doc_section(sig):
         level = max(level, 1)
     level += (sig.discussion.comments >= 25) + bool(sig.discussion.changes_requested
                                                     and len(sig.discussion.participants) >= 2)
@@ -190,6 +192,13 @@ def _new_test_technique(sig: Signals) -> bool:
     new_test_file = any(r.kind is FileKind.TEST and r.change.status is FileStatus.ADDED for r in sig.ranked)
     return (new_test_file and sig.test_techniques >= 2 and bool(sig.kinds.get(FileKind.TEST))
             and sig.only(FileKind.TEST, *_SUPPORT_KINDS))
+
+
+def _new_doc_section(sig: Signals) -> bool:
+    """A docs-only PR that adds a section of prose (a heading and DOC_SECTION_LINES lines): it explains
+    something readers did not have, the rubric's skim; fixing a typo, a link or a name is a skip."""
+    return (bool(sig.kinds.get(FileKind.DOCS)) and sig.only(FileKind.DOCS, *_SUPPORT_KINDS)
+            and sig.doc_headings >= 1 and sig.added_doc_lines >= DOC_SECTION_LINES)
 
 
 def _guard_matters(sig: Signals) -> bool:
@@ -227,6 +236,8 @@ def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | Non
         return "cosmetic", {}
     if sig.added_code_total >= MOVED_MIN_LINES and sig.moved_code_lines >= MOVED_SHARE * sig.added_code_total:
         return "code_moves", {"share": round(100 * sig.moved_code_lines / sig.added_code_total)}
+    if not sig.added_lines and sig.deleted_lines:  # deletes and adds nothing: the rubric's dead-code deletion
+        return "removal", {"deleted": sig.deleted_lines}
     return None
 
 

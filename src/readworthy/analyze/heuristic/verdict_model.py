@@ -29,28 +29,25 @@ def _log(n: float) -> float:
 
 
 def features(sig: Signals) -> dict[str, float]:
-    """The facts the model weighs, each a number (booleans are 0/1)."""
+    """The facts the model weighs, each a number (booleans are 0/1): one feature a fact. A fact the
+    rubric gives no direction and that another feature already carries (test functions beside test
+    lines, an edited kernel beside any kernel, code in new files beside a new package) is left out:
+    with sixty-odd labelled PRs each extra feature is one more way to memorise them."""
     added = max(1, sig.added_lines)
     code_files = sum(n for k, n in sig.kinds.items() if k in CODE_KINDS)
     return {
-        # how much: added code and tests, what is deleted, how many new definitions (log scale)
+        # how much: added code, what is deleted, how many new definitions (log scale)
         "code_lines": _log(sig.added_code_lines),
-        "test_lines": _log(sig.added_test_lines),
         "deleted_lines": _log(sig.deleted_lines),
         "new_definitions": _log(sig.new_definitions),
-        "new_tests": _log(sig.new_tests),
-        # what share of the change is deletion, and of the additions code (not tests, docs, config)
+        # what share of the change is deletion
         "deletion_share": sig.deleted_lines / (sig.deleted_lines + added),
-        "code_share": sig.added_code_lines / added,
-        "new_file_share": sig.new_file_code_lines / max(1, sig.added_code_lines),
         # what kind of change it is
         "tests_only": float(bool(sig.kinds.get(FileKind.TEST)) and sig.only(FileKind.TEST, *_SUPPORT)),
         "docs_only": float(bool(sig.kinds.get(FileKind.DOCS)) and sig.only(FileKind.DOCS, *_SUPPORT)),
         "build_only": float(not code_files and sig.only(FileKind.BUILD, FileKind.TEST, FileKind.DOCS, *_SUPPORT)
                             and bool(sig.kinds.get(FileKind.BUILD) or sig.kinds.get(FileKind.CONFIG))),
         "kernel": float(bool(sig.kernel_files)),
-        "kernel_edit": float(bool(sig.kernel_edits)),  # an existing kernel reworked, not a new one added
-        "code_areas": _log(len(sig.code_areas)),
         # contracts other code builds on
         "interface": float(bool(sig.abstractions or sig.implemented)),
         "capability": float(bool(sig.capability_flags)),
@@ -59,17 +56,15 @@ def features(sig: Signals) -> dict[str, float]:
         # behaviour a reader relies on, changed
         "removed_guard": float(bool(sig.removed_guards) and sig.deleted_lines <= GUARD_CONTEXT_LINES),
         "changed_default": float(bool(sig.changed_defaults)),
-        # a fix explained: a new test exercising changed code, comments saying why
+        # a fix explained: a new test exercising changed code, tests beside a fix, comments saying why
         "regression_test": float(bool(sig.regression_tests)),
-        "why_comments": _log(sig.why_comments),
-        # tests that set up a technique (fixtures, parametrisation, an oracle); docs that add sections
-        "test_techniques": _log(sig.test_techniques),
-        "doc_headings": _log(sig.doc_headings),
         "fix_with_tests": float(sig.fix_title) * _log(sig.added_test_lines),
+        "why_comments": _log(sig.why_comments),
+        # docs that add sections
+        "doc_headings": _log(sig.doc_headings),
         # a self-contained drop: the share of the added code that sits in brand-new directories
         "new_package_share": sig.new_package_share,
         # what the title says it is
-        "fix_title": float(sig.fix_title),
         "perf_title": float(sig.perf_title),
     }
 
@@ -77,13 +72,14 @@ def features(sig: Signals) -> dict[str, float]:
 GUARD_CONTEXT_LINES = 200  # a PR deleting more than this is a removal; its guards go with it
 
 # The rubric's direction for each fact (docs/TASTE.md), in standardised units: where the fit starts and
-# what its penalty pulls back to, so that a fact the labelled PRs show rarely keeps the sign the rubric
-# gives it. +1: a sign of something to copy or extend; -1: a sign of routine; 0 (unlisted): the data
-# decides alone (sizes, shares, titles). Set from the rubric's wording, not fitted.
+# what its penalty pulls back to, and a sign the fitted weight may not cross (bench/fit_verdicts.py), so
+# that a fact the labelled PRs show rarely never counts against what the rubric says it means.
+# +1: a sign of something to copy or extend; -1: a sign of routine; 0 (unlisted): the data decides alone
+# (sizes, shares, titles). Set from the rubric's wording, not fitted.
 RUBRIC_PRIOR: Mapping[str, float] = {
-    "interface": 1.0, "capability": 1.0, "fail_fast": 1.0, "kernel": 1.0, "kernel_edit": 1.0, "build_stages": 1.0,
+    "interface": 1.0, "capability": 1.0, "fail_fast": 1.0, "kernel": 1.0, "build_stages": 1.0,
     "removed_guard": 1.0, "changed_default": 1.0, "regression_test": 1.0, "fix_with_tests": 1.0,
-    "why_comments": 1.0, "new_definitions": 1.0, "test_techniques": 1.0, "doc_headings": 1.0,
+    "why_comments": 1.0, "new_definitions": 1.0, "doc_headings": 1.0,
     "tests_only": -1.0, "docs_only": -1.0, "deletion_share": -1.0,
 }
 
