@@ -169,7 +169,8 @@ def _rubric(sig: Signals, verdict: Verdict) -> Verdict:
     discussion or issues, so these are not fitted): a root-cause analysis in a linked issue makes a
     PR deep-read; a security change with a new check is deep-read, any security change at least skim;
     a model drop that edits shared code and a tests-only PR bringing a new testing technique are at least
-    skim, and so is a docs PR that adds a section (not a typo or a link); a long review discussion and a debate (changes requested, two or more people) each raise it a level."""
+    skim, and so is a docs PR that adds a section (not a typo or a link); a long review discussion and a
+    debate (changes requested, two or more people) each raise it a level."""
     if sig.analysed_issues or (sig.security and sig.fail_fast):
         return Verdict.DEEP_READ
     level = _ORDER.index(verdict)
