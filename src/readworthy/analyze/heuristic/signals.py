@@ -52,7 +52,9 @@ _REVERT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*revert\b|this reverts commit", re.I
 _BOT_NAME = re.compile(r"\[bot\]$|-bot$|^bot$", re.IGNORECASE)
 # A check that refuses a configuration loudly: where it lives, or what its message says.
 _VALIDATOR_NAME = re.compile(r"valid|verify|check|ensure|__post_init__|unsupported|supported|compat", re.IGNORECASE)
-_UNSUPPORTED = re.compile(r"not supported|unsupported|not compatible|incompatible|\brequires?\b|only supports?"
+# "not yet supported", "does not support X", "cannot be used with X": the same refusal in other words.
+_UNSUPPORTED = re.compile(r"not (?:yet )?supported|unsupported|not compatible|incompatible|\brequires?\b"
+                          r"|only supports?|(?:does not|doesn't|do not|don't) support|can(?:not|'t) be used with"
                           r"|is not available|not implemented for", re.IGNORECASE)
 _NOT_ENGINE = re.compile(r"(?:^|/)(?:benchmarks?|examples?|scripts?|tools|docs?)/")
 _REFUSAL = re.compile(r"^\s*(?:raise\s+\w*(?:Error|Exception)|throw\s|TORCH_CHECK|panic!|bail!)")
