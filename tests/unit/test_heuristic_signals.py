@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from readworthy.analyze.heuristic import heuristic_digest
+from readworthy.analyze.heuristic.analyzer import judgement
+from readworthy.analyze.heuristic.signals import measure
+from readworthy.analyze.heuristic.triage import CONFIDENT_SKIP
 from readworthy.models import Coverage, Digest, FileChange, FileStatus, PRContext, Verdict
 
 
@@ -214,3 +217,41 @@ def test_new_stages_inserted_into_an_existing_stage_graph_are_named() -> None:
     change = FileChange(path="docker/Dockerfile", status=FileStatus.MODIFIED, additions=6, deletions=1, patch=patch)
     digest = _digest("[Docker] Cache test dependencies before the wheel", [change])
     assert "restructures an image build with new stages (`test-deps`)" in digest.reason, digest.reason
+
+
+def test_a_deletion_that_adds_nothing_is_skipped_as_a_removal() -> None:
+    gone = [f"def helper_{i}(x):" if i % 3 == 0 else "    return x" for i in range(60)]
+    files = [_file("engine/quant/mxfp8.py", [], gone, status=FileStatus.REMOVED),
+             _file("engine/quant/__init__.py", [], ["from .mxfp8 import helper_0"])]
+    digest = _digest("Remove dead mxfp8 code", files)
+    assert digest.verdict is Verdict.SKIP
+    assert "without adding any" in digest.reason
+    # settled by its shape, whatever the fitted weights say: a skip triage may leave without a model
+    settled = judgement(measure(PRContext(title="Remove dead mxfp8 code", files=files)), "en")
+    assert settled.shortcut == "removal" and settled.confidence >= CONFIDENT_SKIP
+    # a guard going away is a change of behaviour: never settled as dead code
+    guard = _digest("Allow group quantisation", [_file(
+        "engine/quant/fp8.py", [], ["        if self.group_quant:", "            raise ValueError('unsupported')"])])
+    assert "without adding any" not in guard.reason
+
+
+def test_a_docs_pr_adding_a_section_is_worth_a_skim_and_a_typo_fix_is_not() -> None:
+    section = ["## Reading the latency numbers", *[f"Line {i} of what the numbers mean." for i in range(24)]]
+    added = _digest("Docs: explain the latency metrics", [_file("docs/benchmarking/cli.md", section)])
+    assert added.verdict is Verdict.SKIM, added.reason
+    typo = _digest("docs: fix a typo", [_file("docs/benchmarking/cli.md", ["The tokenizer is fast."],
+                                                 ["The tokeniser is fast."])])
+    assert typo.verdict is Verdict.SKIP
+
+
+def test_a_refusal_in_other_words_is_a_fail_fast_check() -> None:
+    code = ["        head_dtype = getattr(base_layer, 'head_dtype', None)",
+            "        if head_dtype is not None and head_dtype != dtype:",
+            "            raise ValueError(",
+            "                'A head dtype other than the model dtype is not yet supported with LoRA.'",
+            "            )"]
+    patch = "@@ -45,3 +45,8 @@ class LogitsWithLoRA(BaseLayer):\n" + "\n".join(f"+{x}" for x in code)
+    change = FileChange(path="engine/lora/logits.py", status=FileStatus.MODIFIED, additions=5, deletions=0,
+                        patch=patch)
+    digest = _digest("Support an fp32 head", [change])
+    assert "refuses unsupported configurations loudly" in digest.reason, digest.reason
