@@ -7,12 +7,17 @@ calls and tokens, our comments on the PR afterwards, and wall time; the check-ru
 of the `readworthy` check run) and how many check runs each head commit has afterwards (issue 22: one).
 Every review run reads the taste memory once (one GraphQL request); a `/readworthy verdict` also writes it. The cost goal (issue #6): a push
 that does not change the content makes 0 model calls; every run leaves exactly one comment.
+
+Last, two runs started at once on one PR (a push's and the label's, two processes, the model answering in 3 s),
+without and with `contents: write`: without it no analysis lease can be taken, which is how every run behaved
+before issue 23's lease (both calls paid); with it one run asks the model and the other reuses its analysis.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "src"))
 
-from action_run import GOOD_DIGEST, KEY, REPO, comment_payload, own_comments, pr_payload
+from action_run import GOOD_DIGEST, KEY, REPO, action_env, comment_payload, own_comments, pr_payload, small_pr
 from servers.github_fixtures import seed_discussed_pr
 from servers.github_server import GitHubServer
 from servers.github_state import WORKFLOW_TOKEN, PRFile
@@ -64,6 +69,30 @@ def run_once(gh: GitHubServer, ai: OpenAIServer, workdir: Path, event: str, payl
             "model_calls": len(ai.chat_requests) - calls_before, "wall": wall,
             "check_writes": gh.count("POST", r"/check-runs$") + gh.count("PATCH", r"/check-runs/\d+$"),
             "checks": len(runs), "annotations": sum(len(r.annotations) for r in runs)}
+
+
+def two_at_once(gh: GitHubServer, ai: OpenAIServer, workdir: Path, lease: bool) -> dict[str, Any]:
+    """A push's run and the label's run of one PR, started together as two `readworthy action` processes."""
+    (gh.grant if lease else gh.deny)(WORKFLOW_TOKEN, "contents")
+    pr = small_pr(gh)
+    pr.labels.append("readworthy")
+    ai.clear()  # no reply left over from the rows above: both answers take 3 s
+    ai.add_json(GOOD_DIGEST, times=2, delay=3.0)
+    gh.clear_log()
+    script = Path(sys.executable).parent / "readworthy"
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "OPENAI_"))}
+    events = {"push": pr_payload(pr, "synchronize"), "label": pr_payload(pr, "labeled", label={"name": "readworthy"})}
+    start = time.perf_counter()
+    procs = [subprocess.Popen([str(script), "action"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=clean | action_env(gh, workdir / name, "pull_request_target", payload,
+                                                     openai_url=ai.url, inputs={"model-timeout": "30"}))
+             for name, payload in events.items()]
+    codes = [proc.wait(timeout=300) for proc in procs]
+    lease = [f"{r.method} {r.status}" for r in gh.requests
+             if r.is_write and "readworthy/lease/" in r.path + json.dumps(r.body)]
+    gh.grant(WORKFLOW_TOKEN, "contents")
+    return {"codes": codes, "model_calls": len(ai.chat_requests), "lease_writes": ", ".join(sorted(lease)),
+            "comments": len(own_comments(gh, pr.number)), "wall": time.perf_counter() - start}
 
 
 def main() -> None:
@@ -118,6 +147,13 @@ def main() -> None:
               f"at most); annotations on the last head: {sum(len(r.annotations) for r in gh.check_runs(REPO, heads[-1]))}"
               if heads else "check runs afterwards: none")
         print(f"model calls in total: {len(ai.chat_requests)} for {len(rows)} runs")
+        with tempfile.TemporaryDirectory() as tmp:
+            before, after = (two_at_once(gh, ai, Path(tmp) / str(lease), lease) for lease in (False, True))
+        print(f"two runs at once (a push and the label, same inputs, the model answering in 3 s), without -> with the "
+              f"analysis lease: model calls {before['model_calls']} -> {after['model_calls']}; lease writes "
+              f"[{before['lease_writes']}] -> [{after['lease_writes']}]; comments {before['comments']} -> "
+              f"{after['comments']}; exit codes {before['codes']} -> {after['codes']}; wall "
+              f"{before['wall']:.1f} s -> {after['wall']:.1f} s")
     finally:
         gh.stop()
         ai.stop()

@@ -287,8 +287,10 @@ def _run_review(event: Event, settings: Settings, environ: Mapping[str, str]) ->
 def _session(gh: GitHub, settings: Settings, repo: str) -> ReviewSession:
     login = settings.own_login or own_login(gh, settings)
     client = make_openai_client(settings)
+    # Action runs take the analysis lease (spend/lease.py): two triggers' runs of one PR pay one model call.
     return ReviewSession(gh, client, repo, settings, login, cost_gate(settings, client is not None),
-                         MemoryReader(gh, settings, repo, login), make_budget(gh, settings, repo, client is not None))
+                         MemoryReader(gh, settings, repo, login), make_budget(gh, settings, repo, client is not None),
+                         leases=True)
 
 
 def _run_catch_up(event: Event, settings: Settings, environ: Mapping[str, str]) -> RunResult:

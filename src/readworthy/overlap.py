@@ -10,9 +10,18 @@ review one PR at the same time. Pure rules for that, applied by review.py with o
     settle(ours, theirs, previous, …)   right before writing: another run's analysis that began after
                                         ours is kept, not overwritten; a team verdict written meanwhile
                                         is carried, never dropped
+    answered_meanwhile(theirs, previous)
+                                        another run's model analysis was written after this run read
+                                        the comment: of the same inputs, a run that waited on that run's
+                                        analysis lease reuses it, even when forced
 
-What it does not do: two model calls that are in flight at the same moment both happen (nothing is
-locked); only the newer analysis is kept.
+What it does not do by itself: keep two model calls from being in flight at once (these rules only see
+a comment once it is written). That is spend/lease.py's analysis lease, taken by action runs: right
+before asking the model, a run creates a git ref named after the PR and its inputs; a second run with the
+same inputs finds it, waits (bounded) for the first one's comment and reuses its analysis
+(answered_meanwhile). Runs with other inputs each make their own, and settle keeps the newer. Where no
+lease is taken — a token without `contents: write` (a fork's read-only one), `readworthy pr`, the digest —
+two calls in flight at the same moment both happen, as before, and only the newer analysis is kept.
 """
 
 from __future__ import annotations
@@ -39,6 +48,16 @@ def fresh_since(report: Report | None, started: datetime) -> bool:
     same second is not counted, so a run never reuses what it may have read before it began)."""
     moment = latest_analysis(report)
     return moment is not None and moment > started.replace(microsecond=0)
+
+
+def answered_meanwhile(theirs: Report | None, previous: Report | None) -> bool:
+    """The comment as re-read (`theirs`) carries a model analysis newer than any in the state this run read
+    first (`previous`): another run wrote it meanwhile. Whether it answers this run's inputs is
+    rules.cache_hit's to say."""
+    if theirs is None or theirs.analyzer != "model":
+        return False
+    newer, before = latest_analysis(theirs), latest_analysis(previous)
+    return newer is not None and (before is None or newer > before)
 
 
 def settle(ours: Report, theirs: Report | None, previous: Report | None, started: datetime,

@@ -13,6 +13,9 @@ the next run, and an unrelated one changes nothing.
 Overlap rule (overlap.py): runs of different triggers may review one PR at once; an analysis of the same
 inputs another run began after this one started is reused even when forced, and right before writing
 the comment is re-read so that a newer analysis is kept and a verdict written meanwhile is carried.
+Right before asking the model, an action run takes the analysis lease of the PR and its inputs
+(spend/lease.py): a run that finds another holding it waits for that run's comment and reuses its
+analysis instead of paying a second call; the lease is released once the comment is written.
 Taste rule: the team's verdict (`/readworthy verdict`) is kept in the hidden state across
 re-runs and pushes, beside each new analysis; the label follows the team's verdict.
 Safety rule: a failure never replaces or empties the existing comment; a refusal to write
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import re
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
@@ -42,7 +46,7 @@ from .gather.github_api import GitHub
 from .gather.memory import MemoryReader
 from .gather.pull import gather_pr
 from .gather.repo_config import load_repo_config
-from .gather.rest import find_existing_body, has_write_access, read_pull_info, refresh_comment_body
+from .gather.rest import GitHubComment, find_existing_body, has_write_access, read_pull_info, refresh_comment_body
 from .locate import locate
 from .memory.profile import change_profile
 from .memory.record import steering
@@ -59,14 +63,15 @@ from .models import (
     Usage,
     Verdict,
 )
-from .overlap import fresh_since, settle
+from .overlap import answered_meanwhile, fresh_since, settle
 from .pack.prompt import pack_prompt
 from .render.check import check_output
 from .render.comment import render_comment, render_markdown
 from .render.safe_markdown import clean_line
 from .render.state import decode_state
-from .rules import cache_hit, model_withheld, paths_skip_reason, recent_model_runs, skip_reason
-from .spend.decide import after_analysis, decide, queue_if_needed
+from .rules import analysis_terms, cache_hit, model_withheld, paths_skip_reason, recent_model_runs, skip_reason
+from .spend.decide import Decision, after_analysis, plan, queue_if_needed, reserve
+from .spend.lease import Held, hold, lease_key, lease_life
 from .spend.ledger import ModelBudget
 from .spend.material import is_material, moved_lines, sketch
 
@@ -91,6 +96,8 @@ class ReviewSession:
     writers: dict[str, bool] = field(default_factory=dict)  # login -> write access (permission API), per run
     # Why GitHub refused this run's check runs (no `checks: write`): the other PRs of the run do not ask again.
     check_refused: list[str] = field(default_factory=list)
+    leases: bool = False  # take the analysis lease before a model call (spend/lease.py): action runs
+    lease_refused: list[str] = field(default_factory=list)  # why no lease can be written (no `contents: write`)
 
     def can_write(self, login: str) -> bool:
         """The collaborator permission API, asked once per login per run; a refusal to tell counts as no."""
@@ -159,7 +166,8 @@ class ReviewOutcome:
 def review_one(session: ReviewSession, number: int, request: Request = Request()) -> ReviewOutcome:
     """Review PR `number`. Known failures come back as an outcome, never as an exception."""
     try:
-        return _review(session, number, request)
+        with ExitStack() as held:  # the analysis lease, when one is taken, is released however the review ends
+            return _review(session, number, request, held)
     except ReadworthyError as exc:  # the caller reports it (once): an annotation, a log line, a digest note
         return ReviewOutcome(number, "failed", message=str(exc))
     finally:
@@ -174,20 +182,43 @@ def _remove_trigger_label(session: ReviewSession, number: int, name: str) -> Non
         log.warning("#%d: could not remove the trigger label `%s`: %s", number, name, exc)
 
 
-def _analyze_within_policy(session: ReviewSession, prompt: Prompt, ctx: PRContext, settings: Settings,
-                           request: Request, previous: Report | None, taste: list[CorrectionMatch]) -> Report:
-    """The analysis, with the model asked only where the cost and abuse rules (rules.model_withheld), triage
-    and the repository's budget (spend/decide.py) and the run's cost gate allow; what they turn away is
-    queued for the catch-up run. The Report records its model runs of the last day for the daily cap."""
-    now = clock.now()
-    recent = recent_model_runs(previous, now)
+@dataclass(frozen=True)
+class ModelPlan:
+    """Whether this PR's analysis asks the model, decided before anything is written."""
+
+    recent: list[datetime]  # this PR's model analyses of the last day (the daily cap)
+    withheld: str  # why the model is not asked ("" = ask it, when there is one)
+    decision: Decision | None  # triage and the repository's budget, when they were asked
+    asks: bool  # a model call is planned (no budget slot is reserved yet)
+
+
+def _plan_model(session: ReviewSession, ctx: PRContext, settings: Settings, request: Request,
+                previous: Report | None) -> ModelPlan:
+    """The cost and abuse rules (rules.model_withheld), then triage and the repository's budget
+    (spend/decide.py's plan: no slot is reserved yet)."""
+    recent = recent_model_runs(previous, clock.now())
     client = session.client
     withheld = model_withheld(ctx, settings, request.explicit, recent, session.can_write) if client is not None else ""
     decision = None
     if client is not None and not withheld:
-        decision = decide(session.budget, triage(ctx), asked=request.explicit, draft=ctx.draft,
-                          reanalysis=previous is not None and previous.analyzer == "model",
-                          catch_up=request.catch_up, sha=ctx.base_sha or ctx.head_sha)
+        decision = plan(session.budget, triage(ctx), asked=request.explicit, draft=ctx.draft,
+                        reanalysis=previous is not None and previous.analyzer == "model", catch_up=request.catch_up)
+        withheld = decision.withheld
+    return ModelPlan(recent, withheld, decision, client is not None and not withheld)
+
+
+def _analyze_within_policy(session: ReviewSession, prompt: Prompt, ctx: PRContext, settings: Settings,
+                           request: Request, previous: Report | None, taste: list[CorrectionMatch],
+                           planned: ModelPlan) -> Report:
+    """The analysis, with the model asked only where the plan (`_plan_model`), the budget's reservation and
+    the run's cost gate allow; what they turn away is queued for the catch-up run. The Report records its
+    model runs of the last day for the daily cap."""
+    now = clock.now()
+    recent = planned.recent
+    client = session.client
+    decision, withheld = planned.decision, planned.withheld
+    if decision is not None and planned.asks:
+        decision = reserve(session.budget, decision, ctx.base_sha or ctx.head_sha)
         withheld = decision.withheld
     gate = session.cost_gate if client is not None and not withheld else None
     if gate is not None and not gate.try_reserve():
@@ -214,6 +245,42 @@ def _analyze_within_policy(session: ReviewSession, prompt: Prompt, ctx: PRContex
                                      "content": sketch(ctx.files), "queued": queued})
 
 
+def _take_lease(session: ReviewSession, ctx: PRContext, settings: Settings, current_hash: str,
+                previous: Report | None, held: ExitStack) -> Held[tuple[GitHubComment, Report]]:
+    """The analysis lease of this PR and its inputs (spend/lease.py), or another run's analysis of the same
+    inputs written while this run waited on its lease (reused even when forced: it is as fresh as the one
+    asked for). Without `contents: write` nothing is written and the run goes on as before."""
+    gh, repo, number = session.gh, session.repo, ctx.number
+    if session.lease_refused:
+        return Held(refused=session.lease_refused[0])
+
+    def answered() -> tuple[GitHubComment, Report] | None:
+        comment, body = find_existing_body(gh, repo, number, session.own_login)
+        theirs = decode_state(body)
+        if comment is None or theirs is None or not cache_hit(theirs, settings, current_hash):
+            return None
+        return (comment, theirs) if answered_meanwhile(theirs, previous) else None
+
+    result = hold(gh, repo, number, lease_key(analysis_terms(settings, current_hash)),
+                  ctx.base_sha or ctx.head_sha, lease_life(settings.model_timeout), answered)
+    if result.refused:
+        log.info("#%d: no analysis lease (%s): going on without one", number, result.refused)
+        session.lease_refused.append(result.refused)
+    if result.lease is not None:
+        held.callback(result.lease.release)
+    return result
+
+
+def _reused(previous: Report, ctx: PRContext) -> Report:
+    """A stored analysis of these very inputs, brought to this head. Only the cheap, non-textual parts are
+    refreshed: the stored title etc. were redacted before they were stored, and the raw context's text must
+    not slip back in. The same patch can sit at other lines of the new head (a rebase): the links are placed
+    afresh. A model analysis of these inputs needs no other: a re-analysis queued meanwhile is done."""
+    return previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url,
+                                       "locations": locate(previous.digest, ctx), "later_head": "", "later_lines": 0,
+                                       "queued": "" if previous.analyzer == "model" else previous.queued})
+
+
 def _keeps_analysis(previous: Report | None, ctx: PRContext, settings: Settings, request: Request) -> bool:
     """A model analysis stays when the push since it is not material (spend/material.py) and nobody asked."""
     if request.force or request.explicit or previous is None or previous.analyzer != "model" \
@@ -226,7 +293,7 @@ LOCKED = ("the conversation is locked, so GitHub refuses readworthy's comment: n
           "(no model call). A maintainer can unlock it and re-run the job")
 
 
-def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutcome:
+def _review(session: ReviewSession, number: int, request: Request, held: ExitStack) -> ReviewOutcome:
     gh, repo, own_login = session.gh, session.repo, session.own_login
     started = datetime.now(UTC)  # another run's analysis begun after this moment is as fresh as ours (overlap.py)
     info = request.pr or read_pull_info(gh, repo, number)
@@ -263,14 +330,7 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
     reused = "unchanged"
     if cached and previous is not None:
         log.info("#%d: inputs unchanged since the last analysis (hash %s): no model call", number, current_hash[:12])
-        # Only the cheap, non-textual parts are refreshed: the stored title etc. were redacted before
-        # they were stored, and the raw context's text must not slip back in.
-        # The same patch can sit at other lines of the new head (a rebase): the links are placed afresh.
-        # A model analysis of these very inputs needs no other: a re-analysis queued meanwhile is done.
-        report = previous.model_copy(update={"head_sha": ctx.head_sha, "url": ctx.url or previous.url,
-                                             "locations": locate(previous.digest, ctx),
-                                             "later_head": "", "later_lines": 0,
-                                             "queued": "" if previous.analyzer == "model" else previous.queued})
+        report = _reused(previous, ctx)
     elif previous is not None and _keeps_analysis(previous, ctx, settings, request):
         assert previous.content is not None
         moved = moved_lines(previous.content, sketch(ctx.files))
@@ -283,28 +343,36 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
                                              "locations": locate(previous.digest, ctx), "queued": ""})
         cached, reused = True, "not-material"
     else:
-        report = _analyze_within_policy(session, prompt, ctx, settings, request, previous, taste)
-        spent = report.usage
-        if report.fallback_reason and previous is not None and previous.analyzer == "model" \
-                and previous.input_hash == report.input_hash:
-            # The model failed on inputs we already have a model analysis for: keep that one.
-            log.warning("#%d: model failed (%s); keeping the existing analysis", number, report.fallback_reason)
-            if request.given is None:
-                return ReviewOutcome(number, "unchanged", report=previous, cached=True, usage=spent,
-                                     model_failure=report.fallback_reason,
-                                     message=f"analysis failed ({report.fallback_reason}); the previous comment "
-                                             "was kept", markdown=render_markdown(previous),
-                                     **seen)  # type: ignore[arg-type]
-            report = previous  # the team's verdict is still recorded, beside the analysis it corrects
-        elif report.queued and report.analyzer == "heuristic" and previous is not None \
-                and previous.analyzer == "model" and previous.language == report.language:
-            # Turned away by the budget or triage: the model's analysis of an earlier head reads better than
-            # the heuristic's of this one. It stays, says which head it describes, and the new one is queued.
-            moved = moved_lines(previous.content, sketch(ctx.files)) if previous.content is not None else 0
-            report = previous.model_copy(update={"later_head": ctx.head_sha if ctx.head_sha != previous.head_sha
-                                                 else "", "later_lines": moved, "queued": report.queued,
-                                                 "url": ctx.url or previous.url,
-                                                 "locations": locate(previous.digest, ctx)})
+        planned = _plan_model(session, ctx, settings, request, previous)
+        answer = _take_lease(session, ctx, settings, current_hash, previous, held).answer \
+            if session.leases and planned.asks and not request.dry_run else None
+        if answer is not None:  # another run analysed these inputs while this one waited on its lease
+            existing, previous = answer
+            log.info("#%d: another run analysed these inputs meanwhile: reusing it, no model call", number)
+            report, cached = _reused(previous, ctx), True
+        else:
+            report = _analyze_within_policy(session, prompt, ctx, settings, request, previous, taste, planned)
+            spent = report.usage
+            if report.fallback_reason and previous is not None and previous.analyzer == "model" \
+                    and previous.input_hash == report.input_hash:
+                # The model failed on inputs we already have a model analysis for: keep that one.
+                log.warning("#%d: model failed (%s); keeping the existing analysis", number, report.fallback_reason)
+                if request.given is None:
+                    return ReviewOutcome(number, "unchanged", report=previous, cached=True, usage=spent,
+                                         model_failure=report.fallback_reason,
+                                         message=f"analysis failed ({report.fallback_reason}); the previous comment "
+                                                 "was kept", markdown=render_markdown(previous),
+                                         **seen)  # type: ignore[arg-type]
+                report = previous  # the team's verdict is still recorded, beside the analysis it corrects
+            elif report.queued and report.analyzer == "heuristic" and previous is not None \
+                    and previous.analyzer == "model" and previous.language == report.language:
+                # Turned away by the budget or triage: the model's analysis of an earlier head reads better than
+                # the heuristic's of this one. It stays, says which head it describes, and the new one is queued.
+                moved = moved_lines(previous.content, sketch(ctx.files)) if previous.content is not None else 0
+                report = previous.model_copy(update={"later_head": ctx.head_sha if ctx.head_sha != previous.head_sha
+                                                     else "", "later_lines": moved, "queued": report.queued,
+                                                     "url": ctx.url or previous.url,
+                                                     "locations": locate(previous.digest, ctx)})
     report = report.model_copy(update={"team": _team_verdict(request, previous, report, ctx, profile)})
     if existing is not None and not cached and not request.dry_run:
         # Another trigger's run may have written meanwhile: keep its newer analysis and its team verdict.
@@ -324,6 +392,7 @@ def _review(session: ReviewSession, number: int, request: Request) -> ReviewOutc
         ref = publish.upsert_comment(gh, repo, number, render_comment(report), own_login, existing)
     except CommentBlocked as exc:
         return ReviewOutcome(number, "blocked", message=str(exc), **outcome_base)  # type: ignore[arg-type]
+    held.close()  # the comment is written: a run waiting on this analysis's lease can read it now
     if settings.verdict_labels:
         try:
             publish.set_verdict_label(gh, repo, number, report.verdict, ctx.labels)

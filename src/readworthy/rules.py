@@ -74,6 +74,12 @@ def cache_hit(previous: Report | None, settings: Settings, current_hash: str) ->
     return not previous.fallback_reason and not settings.has_model
 
 
+def analysis_terms(settings: Settings, current_hash: str) -> str:
+    """What cache_hit compares, as one string: two runs with the same terms make the same analysis (the key of
+    spend/lease.py's analysis lease)."""
+    return f"{current_hash}\n{model_name(settings)}\n{settings.language}\n{PROMPT_VERSION}"
+
+
 def recent_model_runs(previous: Report | None, now: datetime) -> list[datetime]:
     """When this PR's model analyses of the last 24 hours ran, from the stored state (oldest first)."""
     runs: list[datetime] = []

@@ -8,7 +8,7 @@ whose stored analysis is already a model analysis of its current content costs n
 leaves the queue. It spends under its own share of the day's budget (priority.CATCH_UP_SHARE), one request
 at a time and no faster than the model's per-minute limit allows, and stops before GitHub's hourly request
 budget runs out (digest/budget.py). What it could not reach stays queued for the next run. It also deletes
-the ledger's refs of past days (ledger.prune).
+the ledger's refs of past days (ledger.prune) and the analysis leases of killed runs (lease.prune).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .. import clock
 from ..digest.budget import ANALYSIS_REQUESTS, RequestBudget
 from ..errors import GitHubError, ReadworthyError
 from ..review import Request, ReviewOutcome, ReviewSession, review_one
+from .lease import prune as prune_leases
 from .priority import Claim, catch_up_allowed, order_key
 from .queue import dequeue, read_queue
 
@@ -95,6 +96,7 @@ def run_catch_up(session: ReviewSession, per_minute: int, max_prs: int = MAX_PRS
             result.left.append(number)
     try:
         result.pruned = budget.prune(PRUNE_MAX)
+        result.pruned += prune_leases(session.gh, session.repo, PRUNE_MAX - result.pruned)
     except ReadworthyError as exc:  # housekeeping: never a reason to fail the run
         log.warning("could not delete the ledger's old refs: %s", exc)
     return result

@@ -1,6 +1,8 @@
 """Whether this PR's analysis asks the model now, under the repository's budget (issue 21).
 
-    decide(budget, triage, ...) -> Decision      before the call: triage first, then the budget's order
+    plan(budget, triage, ...) -> Decision        before the call: triage first, then the budget's order
+    reserve(budget, decision, sha)               then the call's slot in the ledger (review.py takes its
+                                                 analysis lease, lease.py, between the two)
     after_analysis(budget, decision, report)     after it: requests past the reserved one (a repair turn,
                                                  a retry) are counted; a spent day quota is recorded
 
@@ -34,8 +36,10 @@ class Decision:
     queue: str = ""  # queue it for the catch-up run, for this reason ("" = not)
 
 
-def decide(budget: ModelBudget | None, triage: TriageLike, *, asked: bool, draft: bool, reanalysis: bool,
-           catch_up: bool, sha: str) -> Decision:
+def plan(budget: ModelBudget | None, triage: TriageLike, *, asked: bool, draft: bool, reanalysis: bool,
+         catch_up: bool) -> Decision:
+    """Whether the model may be asked, without writing anything: review.py takes its analysis lease
+    (lease.py) between this and `reserve`, so a run that reuses another's analysis reserves nothing."""
     c = claim(triage, asked=asked, draft=draft, reanalysis=reanalysis)
     if c.tier == Tier.TRIAGED and not catch_up:
         return Decision(note("confident_skip"), c, QUEUED_TRIAGE if budget is not None else "")
@@ -54,10 +58,17 @@ def decide(budget: ModelBudget | None, triage: TriageLike, *, asked: bool, draft
         else:
             why = note("budget_short", left=view.left, limit=budget.limit)
         return Decision(why, c, QUEUED_BUDGET)
+    return Decision("", c)
+
+
+def reserve(budget: ModelBudget | None, decision: Decision, sha: str) -> Decision:
+    """The slot in the repository's ledger for a planned call (nothing when no budget is kept)."""
+    if budget is None or decision.withheld:
+        return decision
     refusal = budget.reserve(sha)
     if refusal:
-        return Decision(refusal, c, "" if budget.problem else QUEUED_BUDGET)
-    return Decision("", c)
+        return Decision(refusal, decision.claim, "" if budget.problem else QUEUED_BUDGET)
+    return decision
 
 
 def after_analysis(budget: ModelBudget | None, decision: Decision, report: Report, sha: str) -> Decision:
