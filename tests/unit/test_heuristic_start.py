@@ -73,3 +73,13 @@ def test_a_design_point_references_the_changed_definitions_its_words_name() -> N
     assert refs == ["tools/lint/check_headers.py", "tools/lint/check_headers.py::header_for",
                     "tools/lint/check_headers.py::comment_prefix", "tools/lint/check_headers.py::insert_header",
                     ".pre-commit-config.yaml"]
+
+
+def test_with_no_definitions_start_reading_also_names_the_lock_file_that_changes_beside_the_manifest() -> None:
+    manifest = FileChange(path="rust/Cargo.toml", additions=1, deletions=1,
+                          patch="@@ -10,3 +10,3 @@ [dependencies]\n-harmony = \"0.0.4\"\n+harmony = \"0.0.11\"\n")
+    lock = FileChange(path="rust/Cargo.lock", additions=2, deletions=40,
+                      patch="@@ -100,6 +100,2 @@\n [[package]]\n-name = \"image\"\n-version = \"0.25.1\"\n"
+                            "+name = \"harmony\"\n+version = \"0.0.11\"\n")
+    ctx = PRContext(number=1, title="Bump harmony", files=[manifest, lock])
+    assert start_reading(measure(ctx), ctx.title) == ["rust/Cargo.toml", "rust/Cargo.lock"]

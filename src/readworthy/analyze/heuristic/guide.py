@@ -374,7 +374,10 @@ def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> l
         if found:
             return [x[:200] for x in found[:MAX_START]]
     if readable:
-        return [f.change.path[:200] for f in readable[:4]]
+        # with room, the other files that change beside them (a lock file's dependency tree, generated output)
+        rest = [f for f in sig.ranked if f not in readable and f.kind is not FileKind.RENAMED
+                and f.change.additions + f.change.deletions > 0]
+        return [f.change.path[:200] for f in [*readable, *rest][:4]]
     changed = sorted(sig.ranked, key=lambda f: -(f.change.additions + f.change.deletions))
     return [f.change.path[:200] for f in changed[:2]]
 
