@@ -83,3 +83,19 @@ def test_with_no_definitions_start_reading_also_names_the_lock_file_that_changes
                             "+name = \"harmony\"\n+version = \"0.0.11\"\n")
     ctx = PRContext(number=1, title="Bump harmony", files=[manifest, lock])
     assert start_reading(measure(ctx), ctx.title) == ["rust/Cargo.toml", "rust/Cargo.lock"]
+
+
+def test_a_design_point_also_references_the_changed_code_tied_to_its_definition() -> None:
+    from readworthy.analyze.heuristic.guide import with_linked_places
+    from readworthy.models import Decision
+
+    ctx = PRContext(number=1, title="Add SPDX headers to Rust and Protobuf sources", files=[CHECKER, HOOKS])
+    sig = measure(ctx)
+    anchor = next(r for r in sig.centre if r.definition.name == "header_for")
+    decision = Decision(title="The prefix follows the file type", explanation="",
+                        references=["tools/lint/check_headers.py", anchor.reference])
+    refs = with_linked_places(decision, anchor, sig).references
+    assert refs[:2] == decision.references
+    # what calls it (insert_header, main) and what it calls (comment_prefix), each once
+    assert set(refs[2:]) == {"tools/lint/check_headers.py::insert_header", "tools/lint/check_headers.py::main",
+                             "tools/lint/check_headers.py::comment_prefix"}

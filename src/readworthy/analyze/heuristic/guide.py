@@ -31,8 +31,9 @@ from .authors import (
     review_passages,
     split_lead,
 )
-from .centre import RankedDefinition
+from .centre import GENERIC_NAMES, RankedDefinition
 from .code_points import CodePoint, condition_points, gate_points, interface_points, model_files, shared_points
+from .definitions import Definition
 from .kind_points import kind_points, new_tests
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .wording import phrase
@@ -223,8 +224,10 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
     if code and not any(isinstance(item, CodePoint) for _, item in chosen):
         chosen = [*chosen[: MAX_POINTS - 1], (code[0].anchor.reference, code[0])]
     out: list[Decision] = []
+    anchors: list[RankedDefinition] = []
     described: set[str] = set()
     for key, item in chosen:
+        anchors.append(item.anchor)
         if isinstance(item, CodePoint):
             out.append(item.decision)
             continue
@@ -233,7 +236,46 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
         described.add(key)
     out = _with_results(out, measured_results(ctx, sig), tidy, language)
     check = Contradiction(ctx)
-    return [with_named_places(d, sig) for d in out if not check(d)]
+    return [with_linked_places(with_named_places(d, sig), a, sig) for d, a in zip(out, anchors, strict=True)
+            if not check(d)]
+
+
+MAX_LINKED = 4
+
+
+def linked_places(anchor: RankedDefinition, sig: Signals) -> list[str]:
+    """The changed definitions a design point's definition is tied to in the diff, most central first: the
+    methods an existing class holds that change, the changed code that calls it, the changed definitions
+    its added lines call."""
+    d = anchor.definition
+    code = [r for r in sig.centre if r.definition is not d]
+    members = [r for r in code if r.definition.path == d.path and r.definition.parent == d.qualname] \
+        if d.is_type else []
+    callers = [r for r in code if _specific(d) and r.definition.name != d.name and r.definition.qualname != d.parent
+               and d.name in _identifiers(r.definition.added_code)]
+    used = _identifiers(d.added_code)
+    callees = [r for r in code if r.definition.name in used and r.definition.qualname != d.parent
+               and _specific(r.definition)]
+    rank = {id(r): i for i, r in enumerate(sig.centre)}
+    found = sorted({id(r): r for r in [*members, *callers, *callees]}.values(), key=lambda r: rank[id(r)])
+    return [r.reference for r in found]
+
+
+def _specific(d: Definition) -> bool:
+    """A name specific enough that a use of it is a use of this definition (not `forward`, `__init__`)."""
+    return not (d.dunder or d.name.lower() in GENERIC_NAMES or len(d.name) < 4)
+
+
+def with_linked_places(decision: Decision, anchor: RankedDefinition, sig: Signals) -> Decision:
+    extra = [r for r in linked_places(anchor, sig) if r not in decision.references][:MAX_LINKED]
+    return decision.model_copy(update={"references": list(dict.fromkeys([*decision.references, *extra]))[:8]})
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _identifiers(lines: Sequence[str]) -> set[str]:
+    return {x for line in lines for x in _IDENT.findall(line)}
 
 
 _NAME_SPAN = re.compile(r"(?<!~)`(\.?[A-Za-z_][\w./-]*?)(?:\(\))?`(?!~)")
