@@ -99,3 +99,48 @@ def test_a_design_point_also_references_the_changed_code_tied_to_its_definition(
     # what calls it (insert_header, main) and what it calls (comment_prefix), each once
     assert set(refs[2:]) == {"tools/lint/check_headers.py::insert_header", "tools/lint/check_headers.py::main",
                              "tools/lint/check_headers.py::comment_prefix"}
+
+
+POOL = FileChange(
+    path="pool/cache.py", additions=19, deletions=0,
+    patch=(
+        "@@ -0,0 +1,19 @@\n"
+        "+class EvictionQueue:\n"
+        "+    def __init__(self):\n"
+        "+        self.heap = []\n"
+        "+\n"
+        "+    def __len__(self):\n"
+        "+        return len(self.heap)\n"
+        "+\n"
+        "+    def touch_block(self, block, step):\n"
+        "+        heapq.heappush(self.heap, (step, block))\n"
+        "+\n"
+        "+    def pop_oldest_free(self, in_use):\n"
+        "+        while self.heap:\n"
+        "+            step, block = heapq.heappop(self.heap)\n"
+        "+            if block not in in_use:\n"
+        "+                return block\n"
+        "+        return None\n"
+        "+\n"
+        "+def evict_one(queue, in_use):\n"
+        "+    return queue.pop_oldest_free(in_use)\n"
+    ),
+)
+
+
+def test_a_class_links_its_real_methods_and_dunders_start_nothing_while_other_places_are_left() -> None:
+    from readworthy.analyze.heuristic.guide import with_linked_places
+    from readworthy.models import Decision
+
+    ctx = PRContext(number=1, title="An eviction queue for the block cache", files=[POOL])
+    sig = measure(ctx)
+    anchor = next(r for r in sig.centre if r.definition.name == "EvictionQueue")
+    decision = Decision(title="A heap of blocks", explanation="", references=[anchor.reference])
+    refs = with_linked_places(decision, anchor, sig).references
+    assert "pool/cache.py::EvictionQueue.touch_block" in refs
+    assert "pool/cache.py::EvictionQueue.pop_oldest_free" in refs
+    assert not any(r.endswith(("__init__", "__len__")) for r in refs)
+    start = start_reading(sig, ctx.title)
+    dunders = [i for i, x in enumerate(start) if x.endswith(("__init__", "__len__"))]
+    others = [i for i, x in enumerate(start) if not x.endswith(("__init__", "__len__"))]
+    assert others and all(i > max(others) for i in dunders)  # a dunder only once nothing else is left

@@ -249,8 +249,8 @@ def linked_places(anchor: RankedDefinition, sig: Signals) -> list[str]:
     its added lines call."""
     d = anchor.definition
     code = [r for r in sig.centre if r.definition is not d]
-    members = [r for r in code if r.definition.path == d.path and r.definition.parent == d.qualname] \
-        if d.is_type else []
+    members = [r for r in code if r.definition.path == d.path and r.definition.parent == d.qualname
+               and not r.definition.dunder] if d.is_type else []  # `__len__` alone says nothing
     callers = [r for r in code if _specific(d) and r.definition.name != d.name and r.definition.qualname != d.parent
                and d.name in _identifiers(r.definition.added_code)]
     used = _identifiers(d.added_code)
@@ -371,10 +371,10 @@ def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> l
     later: list[str] = []  # cited by a design point already: only if nothing else is left
     tests: set[str] = set()
 
-    def add(entry: str) -> None:
+    def add(entry: str, minor: bool = False) -> None:
         if entry in out or entry in later:
             return
-        (later if out and entry in told else out).append(entry)
+        (later if out and (entry in told or minor) else out).append(entry)
 
     readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED
                 and f.change.additions > 0]
@@ -387,7 +387,7 @@ def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> l
             path = r.definition.path
             if len(out) >= MAX_START or per_file[path] >= allowed or r.reference in out or r.reference in later:
                 continue
-            add(r.reference)
+            add(r.reference, minor=r.definition.dunder)  # `__len__` is a place to start only when nothing else is
             per_file[path] += 1
             test = best_test(r, title, exclude=tests | told)
             if test and len(out) < MAX_START and len(tests) < MAX_START_TESTS:
