@@ -3,9 +3,9 @@
     .venv/bin/python bench/adversarial_text.py [--size 256k] [--timeout 10] [--only STEP]
 
 Each step (secret redaction, prose cleaning, mention unlinking, issue links, diff parsing, hunks,
-definitions, noise, steering, safe Markdown, and the whole local review with no model) gets the same
-inputs: the issue-23 case ("İzmir" and `1.2-` repeated), long single-line runs of the characters its
-regexes are ambiguous about, a 1 MB-class single line of code, deep Markdown and HTML nesting, and
+definitions, a head file's outline, noise, steering, safe Markdown, and the whole local review with no
+model) gets the same inputs: the issue-23 case ("İzmir" and `1.2-` repeated), long single-line runs of
+the characters its regexes are ambiguous about, a 1 MB-class single line of code, deep Markdown and HTML nesting, and
 a benign input of the same size (prose, or a patch of ordinary code). Each (step, input) runs in a
 forked child cut off at --timeout seconds, so a step that never finishes shows as "> 10 s" rather
 than stalling the bench. Printed: per step the slowest input, its time and how many times the benign
@@ -30,10 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from readworthy.analyze.heuristic import authors, heuristic_digest, shapes
+from readworthy.analyze.heuristic.definitions import file_definitions
 from readworthy.config import terminal_settings
 from readworthy.gather.diffparse import parse_patch
 from readworthy.gather.links import find_issue_refs
 from readworthy.gather.noise import noise_kind
+from readworthy.gather.outline import needs_outline, python_outline
 from readworthy.memory.record import steering
 from readworthy.models import FileChange, FileStatus, PRContext
 from readworthy.pack.classify import defined_names
@@ -179,6 +181,13 @@ def _line_detectors(text: str) -> None:
         authors._LABEL.match(authors.clean(line))  # what description_passages asks of each sentence
 
 
+def _outlined(text: str) -> None:
+    """A head file's outline (gather/outline.py), then the definitions of a patch of it read with it."""
+    change = FileChange(path="src/cache.py", additions=1, patch=as_patch(text), outline=python_outline(text))
+    needs_outline(change)
+    file_definitions(change)
+
+
 STEPS: dict[str, Callable[[str], object]] = {
     "redact_secrets (prose)": redact_secrets,
     "redact_secrets (patch)": lambda t: redact_secrets(as_patch(t)),
@@ -190,6 +199,7 @@ STEPS: dict[str, Callable[[str], object]] = {
     "file_hunks (.cpp)": lambda t: file_hunks(as_patch(t), "src/cache.cpp"),
     "defined_names (any language)": lambda t: defined_names(as_patch(t), "src/cache"),
     "defined_names (.cpp)": lambda t: defined_names(as_patch(t), "src/cache.cpp"),
+    "outline + definitions (.py)": _outlined,
     "heuristic line detectors": _line_detectors,
     "noise_kind": lambda t: noise_kind("someone", t, author_is_bot=False),
     "steering": steering,

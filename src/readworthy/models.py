@@ -62,6 +62,17 @@ class FileStatus(str, Enum):
     CHANGED = "changed"  # mode-only and other GitHub statuses
 
 
+class OutlineEntry(_Frozen):
+    """One definition of a file as it is at the PR's head (gather/outline.py): a class, or a function or
+    method that is not nested in another function. Lines are 1-based and inclusive."""
+
+    qualname: str  # with its enclosing classes: `Outer.Inner.method`
+    kind: Literal["class", "function"]
+    first: int  # its `def`/`class` line (below its decorators)
+    last: int  # its body's last line of code
+    indent: int  # columns before its first line, tabs as 4
+
+
 class FileChange(_Frozen):
     """One changed file. `patch` is None when GitHub (or git) gave none: binary, too large, capped."""
 
@@ -75,6 +86,10 @@ class FileChange(_Frozen):
     # The diff text of this file is cut off or damaged (a hunk shorter than its header says, no hunks
     # after a header, text that is not a diff): what `patch` shows may be a fragment of the change.
     patch_incomplete: bool = False
+    # The definitions of the file at the PR's head, read when its hunks leave changed lines outside any
+    # definition the diff names (a method under a `class` hunk header); None when not read. Names and
+    # line ranges only: the file's text is not kept.
+    outline: tuple[OutlineEntry, ...] | None = None
 
 
 class Commit(_Frozen):

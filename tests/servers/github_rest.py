@@ -465,16 +465,20 @@ def decode_json_body(raw: bytes) -> Any:
         return None
 
 
+CONTENT_MAX_BYTES = 1024 * 1024  # larger files: the JSON answer has `encoding: "none"` and no content
+
+
 def content_json(c: Call, repo: Repo, path: str, ref: str, text: str) -> dict[str, Any]:
     raw = text.encode()
     sha = _sha(f"blob {len(raw)}\0{text}")
+    too_large = len(raw) > CONTENT_MAX_BYTES
     return {
         "type": "file",
-        "encoding": "base64",
+        "encoding": "none" if too_large else "base64",
         "size": len(raw),
         "name": path.rsplit("/", 1)[-1],
         "path": path,
-        "content": base64.encodebytes(raw).decode(),
+        "content": "" if too_large else base64.encodebytes(raw).decode(),
         "sha": sha,
         "url": f"{c.api_base}/repos/{repo.full_name}/contents/{path}?ref={ref}",
         "html_url": f"{c.html_base}/{repo.full_name}/blob/{ref}/{path}",

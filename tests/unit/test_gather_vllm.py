@@ -17,6 +17,7 @@ from servers.github_graphql import graphql_schema_or_skip
 from readworthy.config import build_settings
 from readworthy.gather.diffparse import parse_patch
 from readworthy.gather.github_api import make_github
+from readworthy.gather.outline import MAX_OUTLINE_FILES, needs_outline
 from readworthy.gather.pull import gather_pr
 from readworthy.models import LinkKind, PRContext
 
@@ -65,7 +66,10 @@ def test_every_real_diff_is_gathered_file_for_file(vllm_fixtures: Path) -> None:
             server.add_pr("vllm-project/vllm", str(meta["title"]), "Invented description.", number=number,
                           files=files, commits=[commit])
             ctx = _gather(server, "vllm-project/vllm", number)
-            requests_used = len(server.requests)
+            # the head files read for outlines (404 here: the fixtures have none) are counted apart
+            head_reads = server.count("GET", r"/contents/")
+            requests_used = len(server.requests) - head_reads
+        assert head_reads == min(sum(1 for f in ctx.files if needs_outline(f)), MAX_OUTLINE_FILES), number
         assert [f.path for f in ctx.files] == [f.filename for f in files], number
         assert [f.status.value for f in ctx.files] == [f.status for f in files], number
         assert [f.binary for f in ctx.files] == [f.binary for f in files], number
@@ -103,7 +107,10 @@ def test_large_real_pr_with_a_real_debate(vllm_fixtures: Path, github_server: Gi
     ctx = _gather(github_server, seeded.repo, seeded.number)
     assert len(ctx.files) == 253 and all(f.patch for f in ctx.files)
     assert github_server.count("GET", r"/files$") == 3
-    assert len(github_server.requests) == 5  # GraphQL, 3 file pages, referenced-issue lookup
+    # GraphQL, 3 file pages, referenced-issue lookup, and the head file of the one Python file whose hunks
+    # change a method under a `class` header (gather/outline.py)
+    assert github_server.count("GET", r"/contents/") == 1
+    assert len(github_server.requests) == 5 + 1
     assert [len(t.comments) for t in ctx.threads if not t.is_outdated] == [3, 2]
     assert {t.path for t in ctx.threads} == set(seeded.debate_paths)
     assert {i.number for i in ctx.linked_issues} == {seeded.fixes_issue, seeded.closing_only_issue}
@@ -122,4 +129,5 @@ def test_small_real_pr_keeps_the_real_hunk_under_the_debate(vllm_fixtures: Path,
     first_hunk = files[0].patch.split("\n@@")[0] if files[0].patch else ""
     assert ctx.threads[0].diff_hunk and first_hunk.startswith(ctx.threads[0].diff_hunk.split("\n")[0])
     assert ctx.noise_counts == {"bot": 1, "command": 1, "own": 1, "lgtm": 1}
-    assert len(github_server.requests) == 3
+    assert github_server.count("GET", r"/contents/") == 2  # both files change lines under a `class` header
+    assert len(github_server.requests) == 3 + 2

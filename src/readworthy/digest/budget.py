@@ -14,8 +14,11 @@ import math
 from dataclasses import dataclass
 
 from ..gather.github_api import GitHub, RateLeft, rate_left
+from ..gather.outline import MAX_OUTLINE_FILES
 
-ANALYSIS_REQUESTS = 8  # REST requests of one fresh analysis: config, files, comments, create, re-check, label
+# REST requests of one fresh analysis: config, files, comments, create, re-check, label (8), and at most
+# MAX_OUTLINE_FILES head files read for their outlines (gather/outline.py; 2.6 on an average vLLM PR)
+ANALYSIS_REQUESTS = 8 + MAX_OUTLINE_FILES
 LOOKUP_REQUESTS = 1  # reading one PR's stored analysis (its comment list)
 RESERVE_SHARE = 0.10  # of the hourly budget, left for the repository's other workflows
 MIN_RESERVE = 25

@@ -19,6 +19,7 @@ from ..config import RepoConfig
 from ..errors import InputError
 from ..models import Commit, PRContext
 from .diffparse import parse_patch
+from .outline import MAX_OUTLINE_BYTES, add_outlines
 from .owners import CODEOWNERS_PATHS, first_codeowners, match_areas, match_owners
 from .repo_config import CONFIG_PATH, parse_repo_config
 
@@ -94,6 +95,20 @@ def _git_show(ref: str, path: str, cwd: Path) -> str | None:
     """A file's text at `ref`, or None when it does not exist there."""
     proc = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=cwd, capture_output=True, check=False, timeout=60)
     return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None
+
+
+def _git_blob(ref: str, path: str, cwd: Path) -> bytes | None:
+    """A file's bytes at `ref` for its outline; None when it is not there or over MAX_OUTLINE_BYTES."""
+    try:
+        proc = subprocess.run(["git", "cat-file", "-s", f"{ref}:{path}"], cwd=cwd, capture_output=True,
+                              check=False, timeout=60)
+        if proc.returncode != 0 or int(proc.stdout.strip() or 0) > MAX_OUTLINE_BYTES:
+            return None
+        proc = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=cwd, capture_output=True, check=False,
+                              timeout=60)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
 
 
 @dataclass(frozen=True)
@@ -184,6 +199,8 @@ def local_context(source: LocalSource, cwd: Path | None = None) -> tuple[PRConte
         raise InputError("nothing to analyze: give --patch FILE (or - for stdin) or --base REF")
     owners, areas = repo.owners or {}, repo.areas or {}
     files = parsed.files
+    if source.patch is None:  # the head says which method a change under a `class` hunk header is in
+        files = add_outlines(files, lambda path: _git_blob(source.head, path, cwd))
     for note in parsed.notes:
         log.warning("%s", note)  # the user can fix their input; the comment says it too
     title = source.title or (commits[0].message.splitlines()[0] if commits and commits[0].message else "")

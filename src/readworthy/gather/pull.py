@@ -6,6 +6,8 @@ Requests for a typical PR (<=100 files, <=100 comments, <=50 review threads): th
   2. REST: the files with patches, 100 per page (GraphQL has no patches).
   3. GraphQL: issues the body and commit messages reference that GitHub did not already link
      (skipped when there are none).
+Then one REST request for each of at most 10 Python files whose hunks change lines under a `class`
+header with no `def` line of their own (gather/outline.py: the file at the head says which method).
 More only when something does not fit: further pages (gather/pages.py: one query per round for all
 connections, a few long threads per query, at most pages.MAX_PAGE_REQUESTS), the diff media type for
 patches GitHub left out. When GitHub fails on the first query (a busy PR: its 10 s cut-off, or partial
@@ -34,6 +36,7 @@ from .nodes import (
     reviews_from_nodes,
     threads_from_nodes,
 )
+from .outline import MAX_OUTLINE_BYTES, add_outlines
 from .owners import first_codeowners, match_areas, match_owners
 from .pages import Pager, holes, read_remaining_pages
 from .queries import (
@@ -44,7 +47,7 @@ from .queries import (
     linked_items_query,
     linked_items_variables,
 )
-from .rest import FILES_API_CAP, fetch_files, fill_missing_patches
+from .rest import FILES_API_CAP, fetch_files, fill_missing_patches, read_file_bytes
 
 HEAVY_READ_RETRIES = 1  # a 502 on a PR's discussion is likely GitHub's 10 s cut-off: ask smaller, not again
 MAX_TEXT_CLOSING_REFS = 10
@@ -75,6 +78,9 @@ def gather_pr(gh: GitHub, repo: str, number: int, settings: Settings) -> PRConte
         notes.append(note(key, missing=f"{changed - len(files):,}", changed=f"{changed:,}"))
     lines = int(pr.get("additions") or 0) + int(pr.get("deletions") or 0)
     files = fill_missing_patches(gh, settings, repo, number, files, lines, notes)
+    head_sha = str(pr.get("headRefOid") or "")
+    if head_sha:  # which method a change under a `class` hunk header is in: at most MAX_OUTLINE_FILES reads
+        files = add_outlines(files, lambda path: read_file_bytes(gh, repo, path, head_sha, MAX_OUTLINE_BYTES))
 
     title, body = str(pr.get("title") or ""), str(pr.get("body") or "")
     commit_nodes = [n for n in pr["commits"]["nodes"] if n]
@@ -103,7 +109,7 @@ def gather_pr(gh: GitHub, repo: str, number: int, settings: Settings) -> PRConte
         base_ref=str(pr.get("baseRefName") or ""),
         head_ref=str(pr.get("headRefName") or ""),
         base_sha=str(pr.get("baseRefOid") or ""),
-        head_sha=str(pr.get("headRefOid") or ""),
+        head_sha=head_sha,
         labels=[str(lb["name"]) for lb in (pr.get("labels") or {}).get("nodes") or [] if lb],
         created_at=str(pr.get("createdAt") or ""),
         merged_at=str(pr.get("mergedAt") or ""),

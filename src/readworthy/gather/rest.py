@@ -11,12 +11,15 @@ once and fill them in; otherwise say what is missing.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from github.IssueComment import IssueComment
 from github.PullRequest import PullRequest
@@ -238,6 +241,27 @@ def read_contents(gh: GitHub, repo: str, path: str, ref: str) -> dict[str, Any] 
     except GitHubNotFound:
         return None
     return data if isinstance(data, dict) else {"type": type(data).__name__}
+
+
+def read_file_bytes(gh: GitHub, repo: str, path: str, ref: str, max_bytes: int) -> bytes | None:
+    """A file's bytes at `ref` (one contents API request), for a caller that can do without them: None
+    when there is no such file, it is not a file (a directory, a symlink), it is over `max_bytes` (over
+    1 MB the API sends no content), or GitHub refused or failed."""
+    try:
+        data = read_contents(gh, repo, quote(path, safe="/"), ref)
+    except GitHubError as exc:
+        log.warning("could not read %s at %s (%s); going on without it", path, ref[:12], exc)
+        return None
+    if not data or data.get("type") != "file" or data.get("encoding") != "base64":
+        return None
+    size = data.get("size")
+    if not isinstance(size, int) or size > max_bytes:
+        return None
+    try:
+        raw = base64.b64decode(str(data.get("content") or ""))
+    except (binascii.Error, ValueError):
+        return None
+    return raw if len(raw) <= max_bytes else None
 
 
 # --------------------------------------------------------------------------- comments and issues

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
+from .enclosing import Enclosing
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@ ?(.*)$")
 _HASH_EXT = frozenset({"py", "pyi", "pyx", "sh", "bash", "rb", "pl", "jl", "cmake", "yaml", "yml", "toml", "mk"})
@@ -159,6 +160,7 @@ class _FileReader:
         # the two hunks starts a definition
         self.last_header_line = ""
         self.top_closed = False  # the open top-level definition's closing brace was seen
+        self.outline = Enclosing(change.outline) if change.outline else None  # when gather read the head file
 
     # ----------------------------------------------------------------- per hunk
 
@@ -185,6 +187,28 @@ class _FileReader:
                 self.docstring, self.docstring_quote = list(head), docstring_tail
                 if head:
                     self.stack[-1].definition.doc = ""  # the whole docstring is read again below
+        if self.outline is not None:
+            self._enter_outline(first_line)
+
+    def _enter_outline(self, first_line: int) -> None:
+        """The head file's definitions the hunk starts inside of (their first lines lie above it) become
+        the open ones: git's header names only the nearest column-0 line, a class and not its method."""
+        chain = self.outline.above(first_line) if self.outline is not None else []
+        if not chain:
+            return
+        kept = {f.definition.qualname: f for f in self.stack}
+        self.stack = []
+        for entry in chain:
+            qualname = ".".join(entry.qualname.split(".")[-3:])  # as _open names it: two enclosing types
+            frame = kept.get(qualname)
+            if frame is None:
+                definition = self.found.get(qualname) or Definition(
+                    path=self.path, name=qualname.rsplit(".", 1)[-1], qualname=qualname, line=entry.first,
+                    new=False, is_type=entry.kind == "class",
+                    parent=self.stack[-1].definition.qualname if self.stack else "")
+                self.found.setdefault(qualname, definition)
+                frame = _Frame(definition, entry.indent, signature_depth=-1, awaiting_docstring=False)
+            self.stack.append(frame)
 
     def _still_open(self, header_context: str) -> list[_Frame]:
         """The top-level definitions open at the end of the previous hunk, when the new hunk's header is
