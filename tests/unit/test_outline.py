@@ -166,6 +166,19 @@ def test_add_outlines_reads_at_most_the_limit_most_changed_first_and_survives_mi
     assert all(f.outline is None for f in out if f.path in ("m12.py", "m0.py", "README.md"))
 
 
+def test_code_files_are_read_before_test_files_however_large_the_tests() -> None:
+    tests = [FileChange(path=f"tests/test_m{i}.py", additions=500, patch=PATCH) for i in range(3)]
+    code = [FileChange(path=f"pkg/m{i}.py", additions=5 + i, patch=PATCH) for i in range(2)]
+    asked: list[str] = []
+
+    def read(path: str) -> bytes | None:
+        asked.append(path)
+        return HEAD.encode()
+
+    add_outlines([*tests, *code], read, limit=3)
+    assert asked == ["pkg/m1.py", "pkg/m0.py", "tests/test_m0.py"]
+
+
 def test_a_file_change_without_an_outline_field_still_loads() -> None:
     # what older code stored (gather/sample.py's dumps, caches) has no `outline`
     data = FileChange(path="a.py", patch=PATCH).model_dump()

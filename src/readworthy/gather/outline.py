@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..models import FileChange, FileStatus, OutlineEntry
+from ..pack.classify import FileKind, classify_file
 
 log = logging.getLogger(__name__)
 
@@ -161,9 +162,11 @@ def needs_outline(change: FileChange) -> bool:
 
 def add_outlines(files: list[FileChange], read: Callable[[str], bytes | None],
                  limit: int = MAX_OUTLINE_FILES) -> list[FileChange]:
-    """`files` with the outlines of at most `limit` files that need one (most changed lines first), each
-    read at the head with `read(path)` (None: not available, so no outline)."""
-    wanted = sorted((f for f in files if needs_outline(f)), key=lambda f: -(f.additions + f.deletions))[:limit]
+    """`files` with the outlines of at most `limit` files that need one (code before tests, so a long test
+    file cannot use up the reads; most changed lines first), each read at the head with `read(path)` (None:
+    not available, so no outline)."""
+    wanted = sorted((f for f in files if needs_outline(f)),
+                    key=lambda f: (classify_file(f) is FileKind.TEST, -(f.additions + f.deletions)))[:limit]
     outlines: dict[str, tuple[OutlineEntry, ...]] = {}
     for change in wanted:
         data = read(change.path)
