@@ -2,11 +2,13 @@
 
 References are what the model or the heuristic cites (and grounding kept): a path (or a unique path
 suffix), `path::Symbol`, `path::Class.method`, a test `tests/x.py::test_y[param]`, or a bare symbol.
-Each is placed from the gathered diff alone, on its new side (the head commit):
+Each is placed from the gathered diff, on its new side (the head commit), and the head file's outline
+where gather read one (gather/outline.py):
 
 - a symbol -> its definition's line range (the definition line to the last line of its body the
-  diff shows); a symbol the diff changes but whose definition line it does not show (a hunk header
-  `@@ ... @@ def run(...)` names it) -> the first changed line of that hunk;
+  diff shows); a symbol whose definition line the diff does not show -> with an outline, its whole
+  definition at the head (`Location.changed`: the first change inside it, where the diff is opened);
+  without, when a hunk header (`@@ ... @@ def run(...)`) names it, the first changed line of that hunk;
 - a file -> its first changed line;
 - a reference the diff cannot place -> the file (no line); a bare symbol in no file -> nothing.
 
@@ -17,10 +19,12 @@ The result is kept in the Report (`Report.locations`, with `head_sha`), so every
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .models import Digest, FileChange, FileStatus, Location, PRContext
+from .enclosing import Enclosing
+from .models import Digest, FileChange, FileStatus, Location, OutlineEntry, PRContext
 from .pack.classify import definition_name, patterns_for
 
 _HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@(.*)$")
@@ -51,6 +55,8 @@ class _File:
     first_changed: int = 0
     definitions: list[_Definition] = field(default_factory=list)
     touched: dict[str, int] = field(default_factory=dict)  # hunk-header name -> the hunk's first changed line
+    changes: list[int] = field(default_factory=list)  # each hunk's first changed line, in file order
+    enclosing: Enclosing | None = None  # the head file's outline (gather/outline.py), when gather read it
 
 
 def _indent(text: str) -> int:
@@ -81,7 +87,7 @@ def _new_side(patch: str) -> Iterator[tuple[int, str, str, str]]:
 
 
 def _scan(change: FileChange, budget: list[int]) -> _File:
-    found = _File(change)
+    found = _File(change, enclosing=Enclosing(change.outline) if change.outline else None)
     patch = change.patch or ""
     if not patch or change.status is FileStatus.REMOVED:
         return found
@@ -105,6 +111,7 @@ def _scan(change: FileChange, budget: list[int]) -> _File:
         last_line = line
         if marker == "+" and not hunk_first_change:
             hunk_first_change = line
+            found.changes.append(line)
             if not found.first_changed:
                 found.first_changed = line
             if pending_touched:
@@ -187,9 +194,27 @@ def _definition_in(f: _File, name: str, qualifier: str) -> _Definition | None:
     return named[0] if named else None
 
 
+def _outline_location(ref: str, f: _File, parts: list[str]) -> Location | None:
+    """A symbol whose definition line the diff does not show, placed by the head file's outline: its
+    whole definition, and the first change inside it for the diff's anchor (the one holding a change
+    first when the name is ambiguous)."""
+    hits = f.enclosing.named(".".join(parts)) if f.enclosing is not None else []
+
+    def change_in(entry: OutlineEntry) -> int:
+        at = bisect_left(f.changes, entry.first)
+        return f.changes[at] if at < len(f.changes) and f.changes[at] <= entry.last else 0
+
+    best = next((e for e in hits if change_in(e)), hits[0] if hits else None)
+    if best is None:
+        return None
+    return Location(ref=ref, path=f.change.path, start=best.first, end=best.last, changed=change_in(best))
+
+
 def _symbol_location(ref: str, f: _File, parts: list[str]) -> Location | None:
     name, qualifier = parts[-1], parts[-2] if len(parts) > 1 else ""
     found = _definition_in(f, name, qualifier)
+    if found is None and (placed := _outline_location(ref, f, parts)) is not None:
+        return placed
     if found is None and len(parts) > 1 and _definition_in(f, qualifier, "") is None and name not in f.touched:
         return None
     if found is not None:
@@ -215,7 +240,7 @@ def _symbol_anywhere(ref: str, index: _Index, parts: list[str]) -> Location | No
         if any(d.name == name for d in f.definitions):
             return _symbol_location(ref, f, parts)
     for f in files:
-        if name in f.touched:
+        if name in f.touched or (f.enclosing is not None and f.enclosing.named(".".join(parts))):
             return _symbol_location(ref, f, parts)
     return None
 

@@ -380,6 +380,14 @@ class Location(_Frozen):
     start: int = Field(default=0, ge=0)  # 0: the file only, no line the diff could place
     end: int = Field(default=0, ge=0)
     removed: bool = False  # the file is gone at the head: only the Files changed tab shows it
+    # A definition placed from the head file's outline (its `def` line outside every hunk): the first
+    # changed line inside it, where the Files changed tab and a start-here mark can show it. 0: none.
+    changed: int = Field(default=0, ge=0)
+
+    @property
+    def diff_line(self) -> int:
+        """The line to open the diff at: inside the diff whenever the diff shows a line of it."""
+        return self.changed or self.start
 
 
 class ContentSketch(_Frozen):

@@ -58,6 +58,9 @@ class ContextIndex:
             numbers.update(int(n) for n in _ISSUE_REF.findall(text))
         for path in paths:
             identifiers.update(_IDENT.findall(path))
+        for f in ctx.files:  # the head file's definitions (gather/outline.py): they exist at the head
+            for entry in f.outline or ():
+                identifiers.update(entry.qualname.split("."))
         numbers.discard(ctx.number)  # a PR pointing readers at itself adds nothing
         return cls(frozenset(paths), frozenset(identifiers), frozenset(numbers))
 

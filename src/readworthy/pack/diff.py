@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..models import FileStatus
 from .classify import NAME_ONLY_KINDS, FileKind
-from .hunks import Hunk, Moves, file_hunks, find_moves, reading_order
+from .hunks import Hunk, Moves, file_hunks, find_moves, reading_order, with_enclosing_headers
 from .rank import RankedFile
 from .tokens import CHARS_PER_TOKEN_CEILING, TokenCounter, truncate_to_tokens
 
@@ -60,6 +60,7 @@ def _one_line_summary(r: RankedFile) -> str | None:
 class _FileState:
     rank: RankedFile
     header: str
+    patch: str  # as the model reads it: hunk headers name the method a change is in (hunks.py)
     hunks: list[Hunk] | None = None  # computed on first use
     order: list[int] = field(default_factory=list)  # hunk indexes in reading order
     shown: dict[int, str] = field(default_factory=dict)  # hunk index -> the text shown (brief, full or cut)
@@ -132,7 +133,7 @@ def pack_diff(ranked: Sequence[RankedFile], limit: int, counter: TokenCounter) -
         if line is not None:
             one_liners.append((r, line))
         elif r.change.patch:
-            states.append(_FileState(r, file_header(r)))
+            states.append(_FileState(r, file_header(r), with_enclosing_headers(r.change.patch, r.change.outline)))
 
     moves = find_moves([st.rank.change for st in states])
     # renames, deletions and repeated edits: a line each, charged first (they are cheap and say a
@@ -178,7 +179,7 @@ def _grow(st: _FileState, allowance: int, spend: _Spender, moves: Moves, cut_las
     if st.full or room_now <= 0 or (st.gave_up_at is not None and room_now <= st.gave_up_at and not cut_last):
         return
     before = st.tokens
-    patch = st.rank.change.patch or ""
+    patch = st.patch
     if _take_whole(st, patch, allowance, spend):
         return
     hunks = _hunks(st, patch, moves)
@@ -277,7 +278,7 @@ def _cut(st: _FileState, i: int, text: str, allowance: int, spend: _Spender) -> 
 
 def _render_file(st: _FileState) -> str:
     if st.full:
-        return st.header + "\n" + (st.rank.change.patch or "")
+        return st.header + "\n" + st.patch
     shown = sorted(st.shown)
     n = len(st.hunks or [])
     return "\n".join([st.header, f"(condensed: {len(shown)} of {n} hunks)", *(st.shown[i] for i in shown)])

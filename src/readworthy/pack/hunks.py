@@ -19,7 +19,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..models import FileChange
+from ..enclosing import Enclosing
+from ..models import FileChange, OutlineEntry
 from .classify import definition_lines, definition_name, patterns_for
 
 CONTEXT_LINES = 3  # unchanged lines kept around each change in a condensed hunk
@@ -32,6 +33,7 @@ MOVE_MIN_LINES = 4  # a block this long, removed here and added there, is a move
 MOVE_SCAN_MAX_LINES = 60_000  # above this many changed lines, moves are not searched for
 
 _HUNK_SPLIT_RE = re.compile(r"^(?=@@ )", re.MULTILINE)
+_HEADER_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 Moves = Mapping[tuple[str, str], str]
 
 
@@ -41,6 +43,43 @@ class Hunk:
     brief: str  # == full when nothing was outlined
     definitions: int  # definition lines among its added lines
     added: int  # non-blank added lines
+
+
+def with_enclosing_headers(patch: str, outline: Sequence[OutlineEntry] | None) -> str:
+    """`patch` with each hunk header naming the head definition its first change lies in, when the hunk
+    does not show that definition's own line: `@@ -40,6 +40,7 @@ class Foo: [in Foo.forward]`. git's
+    header names only the nearest column-0 line, so without this a model reads a change in `forward`
+    as one in `Foo`. No outline (gather read none): the patch unchanged. One pass over the lines."""
+    if not outline:
+        return patch
+    where = Enclosing(outline)
+    lines = patch.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _HEADER_RE.match(lines[i])
+        if m is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        start = new = int(m.group(1))
+        first_change = 0
+        j = i + 1
+        while j < len(lines) and not lines[j].startswith("@@ "):
+            mark = lines[j][:1]
+            if not first_change and mark in ("+", "-"):
+                first_change = new
+            if mark in (" ", "+", ""):
+                new += 1
+            j += 1
+        entry = where.innermost(first_change) if first_change else None
+        header = lines[i]
+        if entry is not None and entry.first < start:
+            header += f" [in {entry.qualname}]"
+        out.append(header)
+        out.extend(lines[i + 1:j])
+        i = j
+    return "\n".join(out)
 
 
 def split_hunks(patch: str) -> list[str]:

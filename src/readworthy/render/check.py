@@ -90,7 +90,7 @@ def start_here_marks(report: Report, limit: int) -> list[Mark]:
     spots: dict[tuple[str, int], _Spot] = {}
 
     def spot(loc: Location) -> _Spot | None:
-        key = (loc.path, loc.start)
+        key = (loc.path, loc.diff_line)
         if key not in spots and len(spots) < limit:
             spots[key] = _Spot(loc)
         return spots.get(key)
@@ -116,7 +116,8 @@ def _mark(s: _Spot, words: dict[str, str], verdict: str, starts: int) -> Mark:
         parts.append(words["decision_message"].format(n=numbers, title=s.decisions[0][1]))
     title = words["start"] if s.start is not None else words["decision"].format(n=s.decisions[0][0])
     message = words["also"].join(parts)
-    return Mark(s.loc.path, s.loc.start, _plain(title, 120), _clip(message[:1].upper() + message[1:], MESSAGE_LIMIT))
+    text = _clip(message[:1].upper() + message[1:], MESSAGE_LIMIT)
+    return Mark(s.loc.path, s.loc.diff_line, _plain(title, 120), text)
 
 
 def _clip(text: str, limit: int) -> str:

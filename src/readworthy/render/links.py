@@ -69,7 +69,7 @@ class Linker:
     def files_tab(self, loc: Location) -> str:
         """The PR's Files changed tab, opened at the line where `loc` starts."""
         anchor = f"{self.pr_url}/files#{diff_anchor(loc.path)}"
-        return anchor + (f"R{loc.start}" if loc.start and not loc.removed else "")
+        return anchor + (f"R{loc.diff_line}" if loc.diff_line and not loc.removed else "")
 
     def code(self, ref: str, label: str, *, start_here: bool = False) -> str:
         """`label` (safe Markdown, usually a code span of `ref`) linked to where `ref` lives; `label` alone

@@ -6,7 +6,6 @@ a failed call, `readworthy local` offline). Labelled as such in every comment.
     verdict_weights.py  its fitted constants (bench/fit_verdicts.py --write)
     signals.py      what it measures about a PR (kinds of change, sizes, guards, moves, security words)
     definitions.py  the definitions a diff adds or changes, with their comments
-    enclosing.py    which of the head file's definitions (gather's outline) a hunk starts inside of
     centre.py       which of them the rest of the diff depends on (where to start reading)
     authors.py      what the authors wrote, quoted briefly and tied to a definition
     guide.py        design points in the authors' words, where to start

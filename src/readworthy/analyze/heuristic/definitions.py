@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ...enclosing import Enclosing
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
-from .enclosing import Enclosing
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@ ?(.*)$")
 _HASH_EXT = frozenset({"py", "pyi", "pyx", "sh", "bash", "rb", "pl", "jl", "cmake", "yaml", "yml", "toml", "mk"})
