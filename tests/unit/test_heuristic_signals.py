@@ -255,3 +255,86 @@ def test_a_refusal_in_other_words_is_a_fail_fast_check() -> None:
                         patch=patch)
     digest = _digest("Support an fp32 head", [change])
     assert "refuses unsupported configurations loudly" in digest.reason, digest.reason
+
+
+def test_new_methods_with_conventional_names_are_a_template_filled_in() -> None:
+    from readworthy.analyze.heuristic.signals import TEMPLATE_MIN_DEFINITIONS
+    from readworthy.analyze.heuristic.verdict_model import features
+
+    model = [
+        "class TinyLlamaAttention(nn.Module):",
+        "    def __init__(self, config):",
+        "        self.proj = Linear(config.hidden, config.hidden)",
+        "    def forward(self, x):",
+        "        return self.proj(x)",
+        "class TinyLlamaModel(nn.Module):",
+        "    def __init__(self, config):",
+        "        self.layers = [TinyLlamaAttention(config) for _ in range(config.depth)]",
+        "    def forward(self, x):",
+        "        return reduce(lambda h, layer: layer(h), self.layers, x)",
+        "    def load_weights(self, weights):",
+        "        return load_all(self, weights)",
+        "def rotate_half_interleaved(x):",
+        "    return interleave(x)",
+    ]
+    drop = measure(PRContext(title="Add TinyLlama", files=[
+        _file("engine/models/tiny_llama.py", model, status=FileStatus.ADDED, start=1)]))
+    # five new definitions besides the two classes; `__init__` twice and `forward` twice are the template's hooks
+    assert drop.template_hooks == 4
+    assert features(drop)["template_hooks"] == 4 / max(drop.new_definitions, TEMPLATE_MIN_DEFINITIONS)
+    # a conventional name removed elsewhere in the PR does not make a new `__init__` a moved one
+    moved_elsewhere = measure(PRContext(title="Add TinyLlama", files=[
+        _file("engine/models/tiny_llama.py", model, status=FileStatus.ADDED, start=1),
+        _file("engine/models/old.py", [], ["class Old:", "    def __init__(self):", "        self.x = 1"])]))
+    assert moved_elsewhere.template_hooks == 4
+
+    mechanism = [
+        "class PrefixCacheIndex:",
+        "    def lookup_longest_prefix(self, tokens):",
+        "        return self.trie.walk(tokens)",
+        "    def evict_least_recent(self, budget):",
+        "        return self.lru.pop_until(budget)",
+    ]
+    invented = measure(PRContext(title="Index cached prefixes", files=[
+        _file("engine/cache/prefix_index.py", mechanism, status=FileStatus.ADDED, start=1)]))
+    assert invented.new_definitions >= 2 and invented.template_hooks == 0
+    assert features(invented)["template_hooks"] == 0.0
+
+    # one new `__init__` in a small change is no template: the share is over at least ten definitions
+    single = measure(PRContext(title="Add a block pool", files=[_file(
+        "engine/pool.py", ["class BlockPool:", "    def __init__(self, size):", "        self.size = size"])]))
+    assert single.template_hooks == 1
+    assert features(single)["template_hooks"] == 1 / TEMPLATE_MIN_DEFINITIONS
+
+
+def test_a_new_interface_other_code_implements_is_never_a_skip_whatever_the_fit_says() -> None:
+    from readworthy.analyze.heuristic.analyzer import judgement
+    from readworthy.analyze.heuristic.verdict_model import FITTED, Params
+    from readworthy.models import Verdict
+
+    # a fit that calls everything skip (both cuts far above any score): only the rubric's floors can lift it
+    skip_all = Params(FITTED.weights, (50.0, 60.0), FITTED.means, FITTED.scales)
+    interface = measure(PRContext(title="One parser interface", files=[_file("engine/parsers/base.py", [
+        "class ToolParser(ABC):", "    @abstractmethod", "    def extract_tool_calls(self, text):", "        ..."]),
+        _file("engine/parsers/hermes.py", [
+            "class HermesToolParser(ToolParser):", "    def extract_tool_calls(self, text):",
+            "        return parse_hermes(text)"], status=FileStatus.ADDED, start=1)]))
+    plain = measure(PRContext(title="A parser helper", files=[_file("engine/parsers/util.py", [
+        "def strip_fences(text):", "    return text.strip('`')"], status=FileStatus.ADDED, start=1)]))
+    assert interface.abstractions or interface.implemented
+    assert judgement(interface, "en", skip_all).verdict is Verdict.SKIM
+    assert judgement(plain, "en", skip_all).verdict is Verdict.SKIP
+
+
+def test_a_bump_that_only_moves_a_tag_in_code_is_version_only_and_a_bumped_number_is_not() -> None:
+    tag = measure(PRContext(title="Bump the CI image", files=[
+        _file("tests/ci/images.py", ['ROCM_IMAGE = "rocm/ci:nightly_20260801_6.4"'],
+              ['ROCM_IMAGE = "rocm/ci:nightly_20260701_6.3"'])]))
+    assert tag.version_only
+    number = measure(PRContext(title="Bump the default block size", files=[
+        _file("engine/config.py", ["    block_size: int = 32"], ["    block_size: int = 16"])]))
+    assert not number.version_only
+    untitled = measure(PRContext(title="Use the August image", files=[
+        _file("tests/ci/images.py", ['ROCM_IMAGE = "rocm/ci:nightly_20260801_6.4"'],
+              ['ROCM_IMAGE = "rocm/ci:nightly_20260701_6.3"'])]))
+    assert not untitled.version_only  # without a bump title a changed constant is read as code

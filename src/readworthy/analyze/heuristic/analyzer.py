@@ -33,7 +33,7 @@ from ...pack.classify import FileKind
 from .guide import design_points, headline_of, skip_points, start_reading
 from .readers import audience, discussion_summary, issue_findings, open_items, related
 from .signals import MECHANICAL_KINDS, Signals, measure
-from .verdict_model import FITTED, GUARD_CONTEXT_LINES, Estimate, Params, estimate
+from .verdict_model import FITTED, GUARD_CONTEXT_LINES, RUBRIC_PRIOR, Estimate, Params, estimate
 from .wording import code_names, phrase
 
 # The cost of giving `given` when the team's verdict is `label`, fixed by what a wrong call costs a
@@ -168,13 +168,15 @@ def _rubric(sig: Signals, verdict: Verdict) -> Verdict:
     """The verdict after the rubric's rules for what a diff alone cannot show (the labelled PRs carry no
     discussion or issues, so these are not fitted): a root-cause analysis in a linked issue makes a
     PR deep-read; a security change with a new check is deep-read, any security change at least skim;
-    a model drop that edits shared code and a tests-only PR bringing a new testing technique are at least
-    skim, and so is a docs PR that adds a section (not a typo or a link); a long review discussion and a
+    a model drop that edits shared code, a new interface or base class other code implements (the rubric's
+    pattern every future implementation follows) and a tests-only PR bringing a new testing technique are
+    at least skim, and so is a docs PR that adds a section (not a typo or a link); a long review discussion and a
     debate (changes requested, two or more people) each raise it a level."""
     if sig.analysed_issues or (sig.security and sig.fail_fast):
         return Verdict.DEEP_READ
     level = _ORDER.index(verdict)
-    if sig.security or _drop_with_shared_edits(sig) or _new_test_technique(sig) or _new_doc_section(sig):
+    contract = bool(sig.implemented or sig.abstractions)  # an interface other code implements: never a skip
+    if sig.security or contract or _drop_with_shared_edits(sig) or _new_test_technique(sig) or _new_doc_section(sig):
         level = max(level, 1)
     level += (sig.discussion.comments >= 25) + bool(sig.discussion.changes_requested
                                                     and len(sig.discussion.participants) >= 2)
@@ -300,8 +302,10 @@ def _findings(sig: Signals, est: Estimate, language: str) -> list[Finding]:
     keys = [k for k in _RUBRIC_FIRST if k in available]
     for feature, weight in sorted(est.contributions.items(), key=lambda kv: -kv[1]):
         key = _FINDING_OF.get(feature)
-        if weight > 0 and key in available and key not in keys:
+        # a fact the rubric calls worth reading is named even where the fit gave it no weight of its own
+        if (weight > 0 or weight == 0 and RUBRIC_PRIOR.get(feature, 0) > 0) and key in available and key not in keys:
             keys.append(key)
+    keys.sort(key=lambda k: k == "new_definitions")  # a count says less than a fact that names the code
     shown = [available[k] for k in keys[:3]]
     has_code = sig.added_code_lines + sig.deleted_code_lines - sig.deleted_test_lines > 0
     if not shown or len(shown) < 2 and has_code:  # a line count says little next to what the change does

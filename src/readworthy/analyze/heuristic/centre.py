@@ -118,3 +118,9 @@ def rank_definitions(code: Sequence[Definition], tests: Sequence[Definition],
         ranked.append(RankedDefinition(d, score, callers, tuple(dict.fromkeys(tested))))
     ranked.sort(key=lambda r: (-r.score, r.definition.path, r.definition.line))
     return ranked
+
+
+def is_template_hook(d: Definition) -> bool:
+    """A method whose name a template or base class dictates (a dunder, `forward`, `load`, `compute`):
+    code that fills in a familiar shape rather than inventing one."""
+    return bool(d.parent) and (d.dunder or d.name.lower() in GENERIC_NAMES)

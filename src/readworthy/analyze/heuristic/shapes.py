@@ -117,6 +117,14 @@ def _version_shape(line: str) -> str:
     return _VERSION_TOKEN.sub("#", " ".join(line.split()))
 
 
+def only_versions_moved(added: list[str], removed: list[str]) -> bool:
+    """Every changed line is an old line with only a version, tag or hash inside it moved, and each holds
+    one that is not a bare number (`img:6.4`, `v0.27`; `block_size = 16` -> `32` is a changed value)."""
+    lines = [x for x in added + removed if x.strip() and not COMMENT_LINE.match(x)]
+    return bool(lines) and not logic_lines(added, removed) and all(
+        any(not t.isdigit() for t in _VERSION_TOKEN.findall(x)) for x in lines)
+
+
 def logic_lines(added: list[str], removed: list[str]) -> int:
     """Changed lines that are neither comments, blank, version specifiers, nor an old line whose only change
     is a version, tag or hash inside it (`image: "repo/img:1.2"` -> `...:1.3` is a version move, not logic)."""

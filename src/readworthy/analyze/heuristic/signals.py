@@ -1,9 +1,8 @@
 """What the heuristic analyzer measures about a PR: facts from the diff, the PR text and the discussion.
 
-Pure and deterministic. Each signal is a plain fact ("adds 12 definitions", "removes an assert in
-`f`", "every changed line is a version specifier") with no judgement; heuristic.py turns the facts
-into a verdict and guide.py into a reading guide. Line-level detectors live in shapes.py, the
-definitions of the diff in definitions.py and their ranking in centre.py.
+Pure and deterministic. Each signal is a plain fact ("adds 12 definitions", "removes an assert in `f`")
+with no judgement; analyzer.py turns the facts into a verdict and guide.py into a reading guide. Line
+detectors live in shapes.py, the diff's definitions in definitions.py and their ranking in centre.py.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field
 from ...models import FileChange, FileStatus, PRContext
 from ...pack.classify import Classifier, FileKind, value_of
 from . import shapes
-from .centre import GENERIC_NAMES, RankedDefinition, rank_definitions
+from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_definitions
 from .definitions import Definition, file_definitions
 
 # Kinds whose content is never read line by line.
@@ -61,6 +60,7 @@ _REFUSAL = re.compile(r"^\s*(?:raise\s+\w*(?:Error|Exception)|throw\s|TORCH_CHEC
 BULK_FILES = 50  # this many tiny added files of one type in one directory are data, not code
 BULK_MAX_LINES = 5
 NEW_PACKAGE_FILES = 5  # a new directory with this many added files is a package of its own
+TEMPLATE_MIN_DEFINITIONS = 10  # a share of fewer new definitions says little: one new `__init__` is no template
 
 
 @dataclass(frozen=True)
@@ -148,6 +148,8 @@ class Signals:
     why_comments: int = 0  # added comment lines in code that say why (because, otherwise, to avoid ...)
     test_techniques: int = 0  # added test lines that set up a technique: a fixture, a parametrisation, an oracle
     doc_headings: int = 0  # headings added to docs: new sections, not edits of a line
+    template_hooks: int = 0  # new methods with conventional names (`__init__`, `forward`): a template filled in
+    template_share: float = 0.0  # their share of the new code definitions (at least TEMPLATE_MIN_DEFINITIONS)
 
     @property
     def files_total(self) -> int:
@@ -395,8 +397,11 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         if kind in (FileKind.CONFIG, FileKind.BUILD) and shapes.is_version_change(plus, minus):
             version_files += 1
             exclusions += [Located(change.path, "", x.strip()) for x in plus if "!=" in x]
-        elif bump_title and kind not in MECHANICAL_KINDS and shapes.logic_lines(plus, minus):
-            hidden.append(change.path)
+        elif bump_title and kind not in MECHANICAL_KINDS and (plus or minus):
+            if shapes.logic_lines(plus, minus):
+                hidden.append(change.path)
+            elif shapes.only_versions_moved(plus, minus):  # `IMAGE = "img:6.3"` -> `"img:6.4"`
+                version_files += 1
         if kind is FileKind.BUILD and change.status is FileStatus.MODIFIED:
             kept = [x[1:] for x in (change.patch or "").split("\n") if x.startswith(" ")]
             stages += shapes.build_stages(plus, minus, kept)
@@ -416,6 +421,9 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     text = "\n".join([ctx.title, *(c.message for c in ctx.commits[:1])])
     own_text = [ctx.body, *(c.message for c in ctx.commits[:20])]
     added_code = (x for c in ctx.files if kind_of[c.path] in CODE_KINDS for x in lines[c.path][0])
+    # new code definitions (a name removed elsewhere moved, unless conventional: every class has `__init__`)
+    new_code = [d for d in code_defs if d.new and kind_of[d.path] in CODE_KINDS
+                and (d.name not in removed_names or is_template_hook(d))]
     regression = tuple(dict.fromkeys(t for r in centre if not r.definition.new and r.definition.changed
                                      for t in r.tests if _is_new_test(t, test_defs)))
     return Signals(
@@ -430,8 +438,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         deleted_lines=sum(c.deletions for c in ctx.files),
         added_lines=sum(c.additions for c in ctx.files),
         new_files=sum(1 for c in ctx.files if c.status is FileStatus.ADDED),
-        new_definitions=sum(1 for d in code_defs if d.new and kind_of[d.path] in CODE_KINDS
-                            and d.name not in removed_names),
+        new_definitions=sum(1 for d in new_code if d.name not in removed_names),
         capability_flags=tuple(shared_flags)[:5],
         abstractions=tuple(shared_abstractions)[:5],
         kernel_files=tuple(kernel_files),
@@ -476,6 +483,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         why_comments=why,
         test_techniques=techniques,
         doc_headings=headings,
+        template_hooks=(hooks := sum(1 for d in new_code if is_template_hook(d))),
+        template_share=hooks / max(len(new_code), TEMPLATE_MIN_DEFINITIONS),
     )
 
 

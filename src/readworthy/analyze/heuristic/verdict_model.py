@@ -64,6 +64,9 @@ def features(sig: Signals) -> dict[str, float]:
         "doc_headings": _log(sig.doc_headings),
         # a self-contained drop: the share of the added code that sits in brand-new directories
         "new_package_share": sig.new_package_share,
+        # a template filled in: the share of the new definitions that are methods with conventional names
+        # (`__init__`, `forward`, `load` ...)
+        "template_hooks": sig.template_share,
         # what the title says it is
         "perf_title": float(sig.perf_title),
     }
@@ -81,6 +84,7 @@ RUBRIC_PRIOR: Mapping[str, float] = {
     "removed_guard": 1.0, "changed_default": 1.0, "regression_test": 1.0, "fix_with_tests": 1.0,
     "why_comments": 1.0, "new_definitions": 1.0, "doc_headings": 1.0,
     "tests_only": -1.0, "docs_only": -1.0, "deletion_share": -1.0,
+    "template_hooks": -1.0,  # the rubric's model drop that follows an existing template: a skim
 }
 
 
