@@ -26,11 +26,17 @@ class Enclosing:
             self.parent[i] = open_[-1] if open_ else -1
             open_.append(i)
 
-    def above(self, line: int) -> list[OutlineEntry]:
-        """The definitions whose first line lies above `line` and whose body reaches it, outermost first."""
-        i = bisect_left(self.firsts, line) - 1
+    def _deepest(self, i: int, line: int) -> int:
+        """From entry `i` (the last to start at or above `line`), out to the first whose body reaches
+        `line`: the innermost holding it, or -1. Siblings before `i` end before it starts, so only its
+        enclosing entries can."""
         while i >= 0 and self.entries[i].last < line:
             i = self.parent[i]
+        return i
+
+    def above(self, line: int) -> list[OutlineEntry]:
+        """The definitions whose first line lies above `line` and whose body reaches it, outermost first."""
+        i = self._deepest(bisect_left(self.firsts, line) - 1, line)
         chain: list[OutlineEntry] = []
         while i >= 0:
             chain.append(self.entries[i])
@@ -39,9 +45,7 @@ class Enclosing:
 
     def innermost(self, line: int) -> OutlineEntry | None:
         """The innermost definition whose body holds `line` (its own `def` line included)."""
-        i = bisect_right(self.firsts, line) - 1
-        while i >= 0 and self.entries[i].last < line:
-            i = self.parent[i]
+        i = self._deepest(bisect_right(self.firsts, line) - 1, line)
         return self.entries[i] if i >= 0 else None
 
     def named(self, dotted: str) -> list[OutlineEntry]:

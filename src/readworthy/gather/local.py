@@ -91,10 +91,16 @@ def _git(args: list[str], cwd: Path) -> str:
     return proc.stdout.decode("utf-8", errors="replace")
 
 
+def _git_show_bytes(ref: str, path: str, cwd: Path) -> bytes | None:
+    """A file's bytes at `ref`, or None when it does not exist there."""
+    proc = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=cwd, capture_output=True, check=False, timeout=60)
+    return proc.stdout if proc.returncode == 0 else None
+
+
 def _git_show(ref: str, path: str, cwd: Path) -> str | None:
     """A file's text at `ref`, or None when it does not exist there."""
-    proc = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=cwd, capture_output=True, check=False, timeout=60)
-    return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None
+    data = _git_show_bytes(ref, path, cwd)
+    return data.decode("utf-8", errors="replace") if data is not None else None
 
 
 def _git_blob(ref: str, path: str, cwd: Path) -> bytes | None:
@@ -104,11 +110,9 @@ def _git_blob(ref: str, path: str, cwd: Path) -> bytes | None:
                               check=False, timeout=60)
         if proc.returncode != 0 or int(proc.stdout.strip() or 0) > MAX_OUTLINE_BYTES:
             return None
-        proc = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=cwd, capture_output=True, check=False,
-                              timeout=60)
+        return _git_show_bytes(ref, path, cwd)
     except (OSError, ValueError, subprocess.TimeoutExpired):
         return None
-    return proc.stdout if proc.returncode == 0 else None
 
 
 @dataclass(frozen=True)
