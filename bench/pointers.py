@@ -1,6 +1,7 @@
 """Pointer recall: how many of the code places the labels say a reader must see does the heuristic guide name?
 
     .venv/bin/python bench/pointers.py [--fixtures-root ../shared/fixtures] [--seed 24] [--misses] [--held-out]
+                                       [--releases DIR]
 
 Each label in `vllm/labels.jsonl` and `vllm2/labels.jsonl` lists `key_points`, each "path::Symbol - why"
 or a path with a note. A key point is *reached* when what the reader sees in the heuristic's comment
@@ -18,6 +19,12 @@ file with that name. Key points with no reference (PR #52939: "(no diff)") are n
 Out of sample: the 62 PRs are split in two halves by a seeded shuffle of their numbers (seed 24,
 fixed before any failure was looked at). Rules were developed against the development half only;
 the held-out half is reported apart and its misses are printed only with --held-out.
+
+Diffs alone, the heuristic cannot name a method whose `def` line no hunk shows (git's hunk header names
+the class). In the action, gather reads such files at the head for their outline (gather/outline.py);
+`--releases DIR` measures that path: the head files are rebuilt from vLLM's source releases
+(bench/release_heads.py, which says how faithful the rebuild is) and passed through the same
+`add_outlines` the action uses, its ten-file cap included.
 """
 
 from __future__ import annotations
@@ -32,9 +39,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from release_heads import ReleaseHeads
+
 from readworthy.analyze.ground import ground_digest
 from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.gather.local import LocalSource, context_from_source
+from readworthy.gather.outline import add_outlines
 from readworthy.models import Coverage, Digest, PRContext
 
 DEFAULT_ROOT = next(
@@ -135,8 +145,13 @@ def load(root: Path) -> list[tuple[Path, dict[str, object]]]:
     return out
 
 
-def context(folder: Path, pr: int) -> PRContext:
-    return context_from_source(LocalSource(patch=str(folder / str(pr) / "diff.patch")))
+def context(folder: Path, pr: int, heads: ReleaseHeads | None = None) -> PRContext:
+    """The fixture as the heuristic sees it; with `heads`, also the head-file outlines the action reads."""
+    ctx = context_from_source(LocalSource(patch=str(folder / str(pr) / "diff.patch")))
+    if not heads:
+        return ctx
+    patches = {f.path: f.patch or "" for f in ctx.files}
+    return ctx.model_copy(update={"files": add_outlines(list(ctx.files), lambda p: heads.read(p, patches[p]))})
 
 
 def main() -> None:
@@ -146,7 +161,12 @@ def main() -> None:
     parser.add_argument("--language", default="en", choices=("en", "zh-CN"))
     parser.add_argument("--misses", action="store_true", help="list the development half's missed key points")
     parser.add_argument("--held-out", action="store_true", help="also list the held-out half's misses")
+    parser.add_argument("--releases", type=Path, help="vLLM releases unpacked by bench/release_heads.py: "
+                        "measure with the head-file outlines rebuilt from them")
     args = parser.parse_args()
+    heads = ReleaseHeads(args.releases) if args.releases else None
+    if args.releases and not heads:
+        sys.exit(f"no releases under {args.releases} (bench/release_heads.py --fetch {args.releases})")
     if not (args.fixtures_root / "vllm").is_dir():
         sys.exit(f"no fixtures under {args.fixtures_root}")
     labels = load(args.fixtures_root)
@@ -157,7 +177,7 @@ def main() -> None:
     for folder, label in labels:
         pr = int(str(label["pr"]))
         half = "development" if pr in dev else "held-out"
-        ctx = context(folder, pr)
+        ctx = context(folder, pr, heads)
         digest, _ = ground_digest(heuristic_digest(ctx, Coverage(), args.language), ctx)
         entries = shown_entries(digest)
         changed = [f.path for f in ctx.files]
@@ -172,6 +192,13 @@ def main() -> None:
         tally[half][1] += len(points)
         per_pr.append((half, pr, hits, len(points)))
     print(f"split: seed {args.seed}, {len(dev)} development PRs, {len(held)} held-out PRs")
+    if heads:
+        st = heads.stats
+        print(f"head-file outlines rebuilt from releases: {st.rebuilt} of {st.files} files the action would read "
+              f"({', '.join(f'{v}: {n}' for v, n in sorted(st.versions.items()))}); gaps between hunks "
+              f"with the head's length: {st.gaps_kept} of {st.gaps}")
+    else:
+        print("diffs alone (no head files; --releases DIR measures with the outlines the action reads)")
     print(f"held-out PRs: {', '.join(map(str, held))}")
     for half, (hits, total) in tally.items():
         print(f"pointer recall, {half:11}: {hits / max(1, total):.2f} ({hits} of {total} key points)")
