@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from readworthy.analyze.heuristic.definitions import file_definitions  # noqa: E402
 from readworthy.gather.outline import decode_source, python_outline  # noqa: E402
+from readworthy.hunk_header import parse_hunk_header  # noqa: E402
 from readworthy.models import FileChange  # noqa: E402
 
-_HEADER = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@ ?(.*)$")
 _DEF_OR_CLASS = re.compile(r"^\s*(?:async\s+def|def|class)\s")
 _DEF = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)")
 
@@ -50,9 +50,9 @@ def _hunks(patch: str) -> list[tuple[str, list[str], int]]:
     """(header context, body lines, first line at the head) per hunk."""
     out: list[tuple[str, list[str], int]] = []
     for line in patch.split("\n"):
-        m = _HEADER.match(line)
-        if m:
-            out.append((m.group(2), [], int(m.group(1))))
+        header = parse_hunk_header(line) if line.startswith("@@") else None
+        if header is not None:
+            out.append((header.context, [], header.new_start))
         elif out:
             out[-1][1].append(line)
     return out

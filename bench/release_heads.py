@@ -39,9 +39,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from readworthy.enclosing import Enclosing  # noqa: E402
 from readworthy.gather.outline import python_outline  # noqa: E402
+from readworthy.hunk_header import parse_hunk_header  # noqa: E402
 
 DEFAULT_VERSIONS = ("0.23.0", "0.24.0", "0.25.0", "0.26.0", "0.27.0", "0.28.0", "0.29.0")  # June-Sept 2026
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 MIN_ANCHOR = 3  # lines of a hunk that must appear together, once, in the release
 
 
@@ -58,9 +58,9 @@ def _hunks(patch: str) -> list[tuple[int, list[str]]]:
     """(first line at the head, new-side lines) per hunk."""
     out: list[tuple[int, list[str]]] = []
     for raw in patch.split("\n"):
-        m = _HUNK.match(raw)
-        if m:
-            out.append((int(m.group(1)), []))
+        header = parse_hunk_header(raw) if raw.startswith("@@") else None
+        if header is not None:
+            out.append((header.new_start, []))
         elif out and raw[:1] in (" ", "+"):
             out[-1][1].append(raw[1:])
         elif out and raw == "":

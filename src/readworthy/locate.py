@@ -24,10 +24,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .enclosing import Enclosing
+from .hunk_header import parse_hunk_header
 from .models import Digest, FileChange, FileStatus, Location, OutlineEntry, PRContext
 from .pack.classify import definition_name, patterns_for
 
-_HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@(.*)$")
 _BRACKETS = re.compile(r"\[[^\]]*\]$")  # pytest parametrisation: test_x[fp8]
 _SYMBOL_SPLIT = re.compile(r"::|\.|:|#")
 _IDENT = re.compile(r"[A-Za-z_$~][\w$-]*")  # dashes: a build stage or target (`test-deps`, `rust-ci`)
@@ -71,10 +71,10 @@ def _new_side(patch: str) -> Iterator[tuple[int, str, str, str]]:
     in_hunk = False
     context = ""
     for raw in patch.split("\n"):
-        match = _HUNK_RE.match(raw)
-        if match:
-            line = int(match.group(1))
-            context = match.group(3).strip()
+        header = parse_hunk_header(raw) if raw.startswith("@@") else None
+        if header is not None:
+            line = header.new_start
+            context = header.context.strip()
             in_hunk = True
             yield line, "@", "", context
             continue

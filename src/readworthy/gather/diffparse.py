@@ -19,12 +19,12 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import InputError
+from ..hunk_header import parse_hunk_header
 from ..models import Commit, FileChange, FileStatus
 from ..notes import note
 from .commitparse import MBOX_FROM_RE, looks_like_sha, parse_mbox_commit, parse_show_commit
 from .diffpaths import file_line_path, split_git_header, strip_prefix, unquote_path
 
-_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 # Lines that start a diff structure; whether these end in "\r" tells CRLF transport from CRLF content.
 _STRUCTURAL = ("diff --git ", "commit ", "From ", "@@ ", "--- ", "+++ ", "index ")
 # Text between files that other tools write (svn `Index:`, hg `diff -r`, `diff -ruN`, `Only in`).
@@ -311,15 +311,14 @@ class _Parser:
         """Consume one hunk by its line counts; tolerate truncated or miscounted hunks."""
         cur = self.current
         assert cur is not None
-        match = _HUNK_RE.match(header)
+        parsed = parse_hunk_header(header.rstrip("\r"))
         lines, n = self.lines, len(self.lines)
         self.i += 1
-        if match is None:
+        if parsed is None:
             if not cur.combined:
                 cur.problems.append("a hunk header that cannot be read")
             return
-        old_left = int(match.group(2)) if match.group(2) is not None else 1
-        new_left = int(match.group(4)) if match.group(4) is not None else 1
+        old_left, new_left = parsed.old_lines, parsed.new_lines
         out = cur.hunk_lines
         out.append(header.rstrip("\r"))
         adds = dels = 0

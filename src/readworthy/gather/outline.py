@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..hunk_header import parse_hunk_header
 from ..models import FileChange, FileStatus, OutlineEntry
 from ..pack.classify import FileKind, classify_file
 
@@ -32,7 +33,6 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 
 _DEF = re.compile(r"(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)|class[ \t]+([A-Za-z_]\w*)")
 _TOP_FUNCTION = re.compile(r"(?:async[ \t]+)?def[ \t]")
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$")
 # Outside a string: what can open one, start a comment or change the bracket depth.
 _CODE_MARK = re.compile(r"[\"'#()\[\]{}]")
 # Inside a string: an escape (skipped whole) or the closing quote.
@@ -147,8 +147,8 @@ def needs_outline(change: FileChange) -> bool:
     seen_definition = False
     for raw in change.patch.split("\n"):
         if raw.startswith("@@"):
-            m = _HUNK.match(raw)
-            header, seen_definition = (m.group(1).strip() if m else ""), False
+            parsed = parse_hunk_header(raw)
+            header, seen_definition = (parsed.context.strip() if parsed else ""), False
             continue
         if header is None or seen_definition or not raw or raw[0] not in " +-":
             continue

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from ..hunk_header import hunk_headers, parse_hunk_header
 from ..models import FileChange, FileStatus
 
 
@@ -237,8 +238,8 @@ def file_head(patch: str | None, lines: int = 5) -> str:
         return ""
     header_end = patch.find("\n")
     header = patch if header_end < 0 else patch[:header_end]
-    match = re.match(r"@@ -\d+(?:,\d+)? \+(\d+)", header)
-    if match is None or int(match.group(1)) > 1:
+    parsed = parse_hunk_header(header)
+    if parsed is None or parsed.new_start > 1:
         return ""
     body = patch[header_end + 1 :].split("\n", lines * 3)[: lines * 3]
     return "\n".join(line[1:] for line in body if line[:1] in (" ", "+"))[:2000]
@@ -358,7 +359,6 @@ _CANDIDATES: Mapping[tuple[re.Pattern[str], ...], re.Pattern[str]] = {
 }
 _ANY_ADDED = re.compile(r"^\+[^\n]*", re.MULTILINE)
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
-_HUNK_HEADER_RE = re.compile(r"^@@ [^\n]*?@@([^\n]*)", re.MULTILINE)
 
 
 def defined_names(patch: str | None, path: str | None = None) -> list[str]:
@@ -419,8 +419,8 @@ def touched_definitions(patch: str | None, path: str | None = None) -> list[str]
     if not patch or not patterns:
         return []
     names: dict[str, None] = {}
-    for match in _HUNK_HEADER_RE.finditer(patch):
-        context = match.group(1).strip()
+    for header in hunk_headers(patch):
+        context = header.context.strip()
         name = definition_name(context, patterns) if context else None
         if name and _IDENTIFIER.fullmatch(name):
             names.setdefault(name, None)

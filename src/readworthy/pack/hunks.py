@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..enclosing import Enclosing
+from ..hunk_header import parse_hunk_header
 from ..models import FileChange, OutlineEntry
 from .classify import definition_lines, definition_name, patterns_for
 
@@ -33,7 +34,6 @@ MOVE_MIN_LINES = 4  # a block this long, removed here and added there, is a move
 MOVE_SCAN_MAX_LINES = 60_000  # above this many changed lines, moves are not searched for
 
 _HUNK_SPLIT_RE = re.compile(r"^(?=@@ )", re.MULTILINE)
-_HEADER_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 Moves = Mapping[tuple[str, str], str]
 
 
@@ -57,12 +57,12 @@ def with_enclosing_headers(patch: str, outline: Sequence[OutlineEntry] | None) -
     out: list[str] = []
     i = 0
     while i < len(lines):
-        m = _HEADER_RE.match(lines[i])
-        if m is None:
+        parsed = parse_hunk_header(lines[i]) if lines[i].startswith("@@") else None
+        if parsed is None:
             out.append(lines[i])
             i += 1
             continue
-        start = new = int(m.group(1))
+        start = new = parsed.new_start
         first_change = 0
         j = i + 1
         while j < len(lines) and not lines[j].startswith("@@ "):

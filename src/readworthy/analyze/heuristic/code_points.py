@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
 
 from ...models import Decision, FileStatus, PRContext
 from .centre import RankedDefinition
@@ -396,9 +397,12 @@ def shared_points(sig: Signals, language: str) -> list[CodePoint]:
     for r in sig.centre:
         best.setdefault(r.definition.path, r)
     rank = {r.definition.path: i for i, r in enumerate(best.values())}
-    # the shared pieces it introduces first (a new runner, a new common header), then the existing code it edits
-    shared.sort(key=lambda f: (f.status is not FileStatus.ADDED, rank.get(f.path, len(rank)), -f.additions))
-    picked = shared[:4]
+    # both kinds, in turns: the shared pieces it introduces (a new runner, a new common header) and the
+    # existing code it edits (what changes for everyone else), each most central first
+    shared.sort(key=lambda f: (rank.get(f.path, len(rank)), -f.additions))
+    introduced = [f for f in shared if f.status is FileStatus.ADDED]
+    edited = [f for f in shared if f.status is not FileStatus.ADDED]
+    picked = [f for pair in zip_longest(introduced, edited) for f in pair if f is not None][:4]
     if not picked:
         return []
     files = [file_label(f.path, sig) for f in picked]

@@ -21,10 +21,10 @@ import re
 from dataclasses import dataclass, field
 
 from ...enclosing import Enclosing
+from ...hunk_header import parse_hunk_header
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
 
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@ ?(.*)$")
 _HASH_EXT = frozenset({"py", "pyi", "pyx", "sh", "bash", "rb", "pl", "jl", "cmake", "yaml", "yml", "toml", "mk"})
 _SLASH_EXT = frozenset({"c", "cc", "cpp", "cxx", "h", "hh", "hpp", "cu", "cuh", "hip", "cl", "metal", "m", "mm", "rs",
                         "go", "java", "kt", "scala", "js", "jsx", "ts", "tsx", "mjs", "cjs", "swift", "cs", "proto",
@@ -471,11 +471,11 @@ def file_definitions(change: FileChange) -> FileDefinitions:
     number = 0
     for i, raw in enumerate(lines):
         if raw.startswith("@@"):
-            match = _HUNK.match(raw)
-            if match:
-                number = int(match.group(1))
-                tail = _docstring_tail(lines[i + 1 : i + 40]) if reader.python and match.group(2).strip() else ""
-                reader.hunk(match.group(2), number, tail)
+            header = parse_hunk_header(raw)
+            if header is not None:
+                number = header.new_start
+                tail = _docstring_tail(lines[i + 1 : i + 40]) if reader.python and header.context.strip() else ""
+                reader.hunk(header.context, number, tail)
             continue
         if not raw or raw[0] not in " +-":
             continue
