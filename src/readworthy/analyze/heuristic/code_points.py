@@ -22,6 +22,7 @@ from itertools import zip_longest
 
 from ...models import Decision, FileStatus, PRContext
 from .centre import RankedDefinition
+from .renames import only_renamed
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, phrase
 
@@ -118,9 +119,11 @@ class Replacement:
 def replacements(patch: str, path: str) -> list[Replacement]:
     """Conditions a hunk replaces: a run of removed lines followed by added lines, paired by shape and
     indentation, where the code the condition guards stays what it was (an unchanged line, or the same
-    text): the same code now runs on another condition. A rewritten body is a rewrite, not a replacement."""
+    text): the same code now runs on another condition. A rewritten body is a rewrite, not a replacement,
+    and a condition that only follows a rename in its hunk (`renames.only_renamed`) is not one."""
     out: list[Replacement] = []
     lines = patch.split("\n")
+    hunk_of = _hunk_numbers(lines)
     i = 0
     while i < len(lines):
         if not lines[i].startswith("-") or lines[i].startswith("---"):
@@ -157,8 +160,34 @@ def replacements(patch: str, path: str) -> list[Replacement]:
             if candidates:  # the most alike of the removed ones (a rewritten block holds several)
                 _, _, k, old = max(candidates)
                 used.add(k)
+                removed, added = _hunk_sides(lines, hunk_of, k, j)
+                if only_renamed(old[1], new[1], removed, added):
+                    continue
                 out.append(Replacement(path, new[0], old[1], new[1], text, new_body if new[0] == "if" else ""))
     return out
+
+
+def _hunk_numbers(lines: Sequence[str]) -> list[int]:
+    """Each line's hunk, counted by the `@@` lines above it."""
+    numbers, n = [], 0
+    for line in lines:
+        n += line.startswith("@@")
+        numbers.append(n)
+    return numbers
+
+
+def _hunk_sides(lines: Sequence[str], hunk_of: Sequence[int], old_at: int, new_at: int
+                ) -> tuple[list[str], list[str]]:
+    """The removed and added lines of the hunk holding lines `old_at` and `new_at`, those two left out."""
+    removed, added = [], []
+    for at, line in enumerate(lines):
+        if hunk_of[at] != hunk_of[new_at] or at in (old_at, new_at):
+            continue
+        if line.startswith("-") and not line.startswith("---"):
+            removed.append(line[1:])
+        elif line.startswith("+") and not line.startswith("+++"):
+            added.append(line[1:])
+    return removed, added
 
 
 _KEYWORDS = frozenset({"and", "or", "not", "is", "in", "None", "True", "False", "self", "this", "nullptr", "null"})
