@@ -63,13 +63,17 @@ def check_claims(ctx: PRContext, reason: str) -> list[str]:
             minus = {_without_versions(x) for x in _lines(ctx, "-", path) if x.strip()}
             if not plus ^ minus:
                 problems.append(f"{base}: only versions change, no logic")
+            if re.search(r"\.(?:md|rst|txt)$|(?:^|/)docs?/", path):
+                problems.append(f"{base}: documentation holds no logic")
+    if "backs the fix" in reason and not re.search(r"\bfix|\bbug", ctx.title, re.IGNORECASE):
+        problems.append("'the fix' but the title does not say it is one")
     if m := re.search(r"adds (\d[\d,]*) new definitions?", reason):
         if not re.search(r"^\s*(?:(?:async\s+)?def|class|fn|pub\s+fn|struct|impl|trait|__global__|template)\b",
                          "\n".join(added), re.MULTILINE):
             problems.append("new definitions claimed, none added")
     patch_text = "\n".join(f.patch or "" for f in ctx.files)
-    for key in ("adds capability flags", "backs the fix with a new test", "restructures an image build with new stages",
-                "refuses unsupported configurations loudly"):
+    for key in ("adds capability flags", "backs the fix with a new test", "backs the change with a new test",
+                "restructures an image build with new stages", "refuses unsupported configurations loudly"):
         if m := re.search(re.escape(key) + r" \(([^)]*)\)", reason):
             for name in _CLAIM_NAMES.findall(m.group(1)):
                 # a refusal is named by the definition it sits in, which may be unchanged context
@@ -158,3 +162,47 @@ def test_claims_checker_catches_an_untrue_reason() -> None:
     assert check_claims(ctx, "Adds the new package along an existing template.")
     assert check_claims(ctx, "It changes the default of `size` (1 → 2).")
     assert not check_claims(ctx, "A 2-line code change with no test and no new definition: the title says what changed.")
+
+
+def test_a_title_that_only_mentions_a_bump_is_not_a_bump_and_docs_are_not_logic() -> None:
+    ctx = PRContext(title="Heuristic: a bump that only moves a tag in code is version-only", files=[
+        _file("engine/rules.py", ["    if moved_only(line):", "        return True"], ["    return False"]),
+        _file("CHANGELOG.md", ["- A bump that only moves a tag is version-only."], []),
+    ])
+    reason = heuristic_digest(ctx, Coverage(), "en").reason
+    assert "version bump" not in reason and "also changes logic" not in reason, reason
+    bump = PRContext(title="[CI] Bump nixl to v0.7", files=[
+        _file("docker/versions.txt", ["nixl==0.7.0"], ["nixl==0.6.1"]),
+        _file("docs/install.md", ["Install nixl 0.7 first."], ["Install nixl 0.6 first."])])
+    assert "also changes logic" not in heuristic_digest(bump, Coverage(), "en").reason
+
+
+def test_the_fix_is_said_only_of_a_fix() -> None:
+    code = FileChange(path="engine/cache.py", status=FileStatus.MODIFIED, additions=1, patch="""\
+@@ -10,6 +10,7 @@ class Cache:
+     def evict(self) -> None:
+         block = self.blocks.pop()
+         self.free(block)
++        self.size -= block.size
+ 
+     def free(self, block):
+         pass""")
+    test = FileChange(path="tests/test_cache.py", status=FileStatus.MODIFIED, additions=5, patch="""\
+@@ -30,3 +30,8 @@ def test_cache_starts_empty():
+     assert Cache().size == 0
++
++
++def test_evict_shrinks_the_cache():
++    cache = Cache()
++    cache.evict()
++    assert cache.size == 0""")
+    change = PRContext(title="Cache: evict counts the size", files=[code, test])
+    fix = PRContext(title="[Bugfix] evict counts the size", files=[code, test])
+    assert check_claims(change, "It backs the fix with a new test (`test_evict_shrinks_the_cache`).")
+    assert "backs the change with a new test (`test_evict_shrinks_the_cache`)" in heuristic_digest(
+        change, Coverage(), "en").reason
+    assert "backs the fix with a new test (`test_evict_shrinks_the_cache`)" in heuristic_digest(
+        fix, Coverage(), "en").reason
+    assert "为改动补了新测试" in heuristic_digest(change, Coverage(), "zh-CN").reason
+    for ctx in (change, fix):
+        assert not check_claims(ctx, heuristic_digest(ctx, Coverage(), "en").reason)

@@ -356,7 +356,9 @@ def _available(sig: Signals, language: str) -> dict[str, Finding]:
         d = sig.changed_defaults[0]
         out["changed_default"] = Finding("changed_default", {"name": d.name, "change": d.text})
     if sig.regression_tests:
-        out["regression_test"] = Finding("regression_test", {"test": sig.regression_tests[0].rsplit("::", 1)[-1]})
+        # "the fix" only where the title says it is one; otherwise it is a change the test pins
+        out["regression_test"] = Finding("regression_test" if sig.fix_title else "change_test",
+                                         {"test": sig.regression_tests[0].rsplit("::", 1)[-1]})
     if sig.perf_title:
         out["perf"] = Finding("perf", {})
     return out

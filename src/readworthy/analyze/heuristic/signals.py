@@ -44,9 +44,12 @@ _ANALYSIS_MARKERS = re.compile(
 )
 _PERF_TITLE = re.compile(r"\bperf\b|optimi[sz]|speed ?up|faster|latency|throughput", re.IGNORECASE)
 _FIX_TITLE = re.compile(r"\bfix|\bbug", re.IGNORECASE)
-# "Bump x", "Upgrade x to 1.2", "Pin x", "Update x to v3" - not "--version".
-_BUMP_TITLE = re.compile(r"\b(?:bump|upgrade|downgrade)\b|\b(?:un)?pin\s+[\w.-]+|\bupdate\s+(?:\S+\s+){0,3}to\s+v?\d"
-                         r"|\bto\s+v?\d+\.\d+", re.IGNORECASE)
+# A title that is a bump: "Bump x", "[CI] upgrade x", "chore(deps): pin x" (the verb first, after tags and a
+# conventional-commit prefix), or "... update x to v3", "upgrade x from 1.1 to 1.2" anywhere. A title that only
+# mentions a bump ("..., a bump that moves a tag is version-only") or "--version" is not one.
+_BUMP_TITLE = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*(?:\w+(?:\([^)]*\))?!?:\s*)?(?:bump|upgrade|downgrade|(?:un)?pin)\b"
+                         r"|\b(?:bump|upgrade|downgrade|update|move|(?:un)?pin)\s+(?:\S+\s+){0,4}?(?:to|from)\s+v?\d",
+                         re.IGNORECASE)
 _REVERT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*revert\b|this reverts commit", re.IGNORECASE)
 _BOT_NAME = re.compile(r"\[bot\]$|-bot$|^bot$", re.IGNORECASE)
 # A check that refuses a configuration loudly: where it lives, or what its message says.
@@ -397,7 +400,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         if kind in (FileKind.CONFIG, FileKind.BUILD) and shapes.is_version_change(plus, minus):
             version_files += 1
             exclusions += [Located(change.path, "", x.strip()) for x in plus if "!=" in x]
-        elif bump_title and kind not in MECHANICAL_KINDS and (plus or minus):
+        elif bump_title and kind not in MECHANICAL_KINDS | {FileKind.DOCS} and (plus or minus):  # docs hold no logic
             if shapes.logic_lines(plus, minus):
                 hidden.append(change.path)
             elif shapes.only_versions_moved(plus, minus):  # `IMAGE = "img:6.3"` -> `"img:6.4"`
