@@ -130,3 +130,17 @@ def test_a_function_closed_in_the_previous_hunk_is_not_carried_into_the_next() -
     )
     defs = _defs("csrc/ops.c", patch)
     assert defs["bar"] == (2, 0)  # its own lines, not the table entry below it
+
+
+def test_a_benchmark_or_example_ranks_below_the_library_code_of_the_same_shape() -> None:
+    from readworthy.analyze.heuristic.centre import rank_definitions
+
+    def one(path: str, name: str) -> list:
+        body = "".join(f"+    step_{i} = {i}\n" for i in range(6))
+        return list(file_definitions(FileChange(path=path, patch=f"@@ -0,0 +1,7 @@\n+def {name}(pool):\n{body}"))
+                    .definitions)
+
+    for peripheral in ("benchmarks/bench_pool.py", "examples/offline/pool_demo.py", "tools/profile_pool.py"):
+        code = one(peripheral, "measure_eviction") + one("pkg/cache/pool.py", "evict_oldest")
+        ranked = rank_definitions(code, [], {}, frozenset())
+        assert [r.definition.path for r in ranked] == ["pkg/cache/pool.py", peripheral]

@@ -2,8 +2,9 @@
 
 A definition ranks high when other changed files use its name in their added lines (a caller, an
 import, a binding), when the new tests exercise it, when it is a kernel entry point (`__global__`,
-a jitted `*_kernel`) or a public type, and, less, by the size of its body. Helpers, dunder methods
-and tests rank low; tests are listed apart, as what to read after the definition they exercise.
+a jitted `*_kernel`) or a public type, and, less, by the size of its body. Helpers, dunder methods,
+benchmarks, examples and scripts rank low; tests are listed apart, as what to read after the definition
+they exercise.
 """
 
 from __future__ import annotations
@@ -41,7 +42,10 @@ POINTS = {
     "new": 2.0,
     "has_doc": 2.0,
     "generic_or_dunder": -8.0,
+    "peripheral": -4.0,  # a benchmark or example ranks below the library code it exercises
 }
+# Code nothing else builds on: benchmarks, examples, scripts and tools beside the library.
+PERIPHERAL_PATH = re.compile(r"(?:^|/)(?:bench|benchmarks?|examples?|scripts?|tools)/")
 CALLER_FILES_MAX, TEST_FILES_MAX, SAME_FILE_MAX = 6, 4, 4
 
 
@@ -112,7 +116,8 @@ def rank_definitions(code: Sequence[Definition], tests: Sequence[Definition],
                     else p["public"] if d.public else 0.0)
                  + (p["new"] if d.new else 0.0)
                  + (p["has_doc"] if d.doc or d.notes else 0.0)
-                 + (p["generic_or_dunder"] if generic else 0.0))
+                 + (p["generic_or_dunder"] if generic else 0.0)
+                 + (p["peripheral"] if PERIPHERAL_PATH.search(d.path) else 0.0))
         # test functions first, then helpers and fixtures of the test files
         tested.sort(key=lambda t: not t.rsplit("::", 1)[-1].rsplit(".", 1)[-1].lower().startswith("test"))
         ranked.append(RankedDefinition(d, score, callers, tuple(dict.fromkeys(tested))))
