@@ -95,6 +95,29 @@ def _place(release: Sequence[str], index: dict[str, list[int]], block: Sequence[
     return best[1], False
 
 
+_OPENER = re.compile(r"^\s*(?:async\s+def|def|class)\s+\w+.*:\s*(?:#.*)?$")
+
+
+def _shortened(source: Sequence[str], wanted: int) -> list[str]:
+    """`wanted` lines of a gap the release made longer: the lines nearest the next hunk, led by the
+    one-line `class`/`def` lines of the cut part that enclose them (the class a method is in, which
+    the outline needs, may sit far above)."""
+    if wanted == 0:
+        return []
+    openers: list[str] = []
+    lowest = min((len(x) - len(x.lstrip()) for x in source[len(source) - wanted:] if x.strip()), default=0)
+    for line in reversed(source[: len(source) - wanted]):
+        if not line.strip() or line.lstrip().startswith("#"):  # a comment may sit at any column
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent < lowest:
+            lowest = indent
+            if _OPENER.match(line):
+                openers.insert(0, line)
+    openers = openers[:wanted]
+    return openers + list(source[len(source) - wanted + len(openers):])
+
+
 def rebuild(release_text: str, patch: str) -> tuple[str, int, int, int] | None:
     """The head file (text, hunks found whole, gaps, gaps whose length the release kept), or None when a
     hunk is not found."""
@@ -117,7 +140,7 @@ def rebuild(release_text: str, patch: str) -> tuple[str, int, int, int] | None:
         source = release[cursor:max(cursor, at)]
         gaps += 1
         kept += len(source) == wanted
-        fill = source[len(source) - wanted:] if len(source) >= wanted else [""] * (wanted - len(source)) + source
+        fill = _shortened(source, wanted) if len(source) >= wanted else [""] * (wanted - len(source)) + source
         head += fill if wanted else []
         head += block
         cursor = max(cursor, at + len(block))

@@ -78,3 +78,14 @@ def test_release_heads_choose_the_release_holding_the_hunks_whole(tmp_path: Path
     assert heads.read("vllm/pool.py", PATCH) == HEAD.encode("utf-8")
     assert heads.read("vllm/missing.py", PATCH) is None
     assert heads.stats.versions == {"0.2.0": 1} and (heads.stats.files, heads.stats.rebuilt) == (2, 1)
+
+
+def test_a_gap_the_release_made_much_longer_keeps_the_class_the_hunk_is_in() -> None:
+    # ten lines added to `__init__` later: the cut reaches past `class Pool:`, which must stay
+    got = rh.rebuild(_release("".join(f"        self.extra_{i} = {i}\n" for i in range(10))), PATCH)
+    assert got is not None
+    text = got[0]
+    assert text.split("\n")[9:13] == HEAD.split("\n")[9:13]  # the hunk still at its head line numbers
+    outline = python_outline(text)
+    assert outline is not None
+    assert [e.qualname for e in Enclosing(outline).above(10)][0] == "Pool"

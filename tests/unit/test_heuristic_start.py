@@ -144,3 +144,29 @@ def test_a_class_links_its_real_methods_and_dunders_start_nothing_while_other_pl
     dunders = [i for i, x in enumerate(start) if x.endswith(("__init__", "__len__"))]
     others = [i for i, x in enumerate(start) if not x.endswith(("__init__", "__len__"))]
     assert others and all(i > max(others) for i in dunders)  # a dunder only once nothing else is left
+
+
+def test_new_test_methods_are_named_with_their_class_as_pytest_knows_them() -> None:
+    from readworthy.analyze.heuristic.kind_points import new_tests
+
+    tests = FileChange(path="tests/entrypoints/test_convert.py", additions=12, patch=(
+        "@@ -635,3 +635,15 @@ class TestThinkingBlocks:\n"
+        "         assert out == 'Hi!'\n"
+        "+\n"
+        "+    def test_redacted_thinking_is_dropped(self):\n"
+        "+        assert convert([]) == []\n"
+        "+\n"
+        "+\n"
+        "+class TestInlineSystemMessages:\n"
+        "+    def test_inline_system_is_merged(self):\n"
+        "+        assert merge('a', 'b') == 'a\\nb'\n"
+        "+\n"
+        "+\n"
+        "+def test_module_level_still_plain():\n"
+        "+    assert True\n"))
+    assert new_tests([tests]) == [
+        "tests/entrypoints/test_convert.py::TestThinkingBlocks.test_redacted_thinking_is_dropped",
+        "tests/entrypoints/test_convert.py::TestInlineSystemMessages",
+        "tests/entrypoints/test_convert.py::TestInlineSystemMessages.test_inline_system_is_merged",
+        "tests/entrypoints/test_convert.py::test_module_level_still_plain",
+    ]

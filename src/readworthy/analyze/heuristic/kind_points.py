@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...models import Decision, FileChange, FileStatus, PRContext
 from ...pack.classify import FileKind
+from .definitions import file_definitions
 from .signals import MECHANICAL_KINDS, Signals
 from .wording import code_names, list_sep, phrase
 
@@ -117,6 +118,11 @@ class _TestDef:
     signature: str
     marks: list[str] = field(default_factory=list)
     body: list[str] = field(default_factory=list)
+    qualname: str = ""  # with the class it is in (`TestX.test_y`), as pytest names it
+
+    @property
+    def reference(self) -> str:
+        return f"{self.path}::{self.qualname or self.name}"
 
 
 def _test_definitions(change: FileChange) -> list[_TestDef]:
@@ -145,7 +151,12 @@ def _test_definitions(change: FileChange) -> list[_TestDef]:
             marks = [] if not line.startswith((" ", "\t")) else marks
         if current is not None and added:
             current.body.append(line)
-    return out
+    # the same names in the same order (two classes may each have a `test_basic`)
+    qualnames: dict[str, list[str]] = {}
+    for d in file_definitions(change).definitions:
+        if d.new:
+            qualnames.setdefault(d.name, []).append(d.qualname)
+    return [replace(d, qualname=(qualnames.get(d.name) or [d.name]).pop(0)) for d in out]
 
 
 def test_points(changes: list[FileChange], language: str) -> list[Decision]:
@@ -186,8 +197,10 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
 
 
 def new_tests(changes: list[FileChange]) -> list[str]:
-    """`path::test_name` of the test functions (and test classes) the changes add."""
-    return [f"{d.path}::{d.name}" for c in changes for d in _test_definitions(c) if d.name.lower().startswith("test")]
+    """`path::TestClass.test_name` of the test functions (and test classes) the changes add, each named with
+    the class it is in (from the diff, its hunk header or the head file's outline), as pytest knows it."""
+    return [f"{d.path}::{d.qualname}" for c in changes for d in file_definitions(c).definitions
+            if d.new and d.name.lower().startswith("test")]
 
 
 def file_of(d: _TestDef) -> str:
@@ -195,6 +208,6 @@ def file_of(d: _TestDef) -> str:
 
 
 def _point(language: str, key: str, values: dict[str, object], defs: list[_TestDef]) -> Decision:
-    refs = list(dict.fromkeys(x for d in defs for x in (d.path, f"{d.path}::{d.name}")))
+    refs = list(dict.fromkeys(x for d in defs for x in (d.path, d.reference)))
     return Decision(title=phrase(language, key + "_title", **values)[:160],
                     explanation=phrase(language, key, **values)[:900], references=refs[:8])
