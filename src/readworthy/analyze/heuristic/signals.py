@@ -18,6 +18,7 @@ from ...pack.classify import Classifier, FileKind, value_of
 from . import shapes
 from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_definitions
 from .definitions import Definition, file_definitions
+from .titles import is_bump_title, is_fix_title, is_perf_title, is_revert
 
 # Kinds whose content is never read line by line.
 MECHANICAL_KINDS = frozenset({FileKind.GENERATED, FileKind.LOCK, FileKind.VENDORED, FileKind.BINARY})
@@ -42,15 +43,6 @@ _ANALYSIS_MARKERS = re.compile(
     r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|%|x|GB|GiB|MB|MiB|tok/s|tokens/s|req/s|QPS|threads)(?!\w)",
     re.IGNORECASE,
 )
-_PERF_TITLE = re.compile(r"\bperf\b|optimi[sz]|speed ?up|faster|latency|throughput", re.IGNORECASE)
-_FIX_TITLE = re.compile(r"\bfix|\bbug", re.IGNORECASE)
-# A title that is a bump: "Bump x", "[CI] upgrade x", "chore(deps): pin x" (the verb first, after tags and a
-# conventional-commit prefix), or "... update x to v3", "upgrade x from 1.1 to 1.2" anywhere. A title that only
-# mentions a bump ("..., a bump that moves a tag is version-only") or "--version" is not one.
-_BUMP_TITLE = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*(?:\w+(?:\([^)]*\))?!?:\s*)?(?:bump|upgrade|downgrade|(?:un)?pin)\b"
-                         r"|\b(?:bump|upgrade|downgrade|update|move|(?:un)?pin)\s+(?:\S+\s+){0,4}?(?:to|from)\s+v?\d",
-                         re.IGNORECASE)
-_REVERT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*revert\b|this reverts commit", re.IGNORECASE)
 _BOT_NAME = re.compile(r"\[bot\]$|-bot$|^bot$", re.IGNORECASE)
 # A check that refuses a configuration loudly: where it lives, or what its message says.
 _VALIDATOR_NAME = re.compile(r"valid|verify|check|ensure|__post_init__|unsupported|supported|compat", re.IGNORECASE)
@@ -337,7 +329,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     moved = moved_with_edits = other_files = 0
     move_targets: Counter[str] = Counter()
     exclusions: list[Located] = []
-    bump_title = bool(_BUMP_TITLE.search(ctx.title))
+    bump_title = bool(is_bump_title(ctx.title))
     module_docs: list[tuple[str, str]] = []
     why = techniques = headings = 0
     for change in ctx.files:
@@ -450,9 +442,9 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         cosmetic_only=readable_files > 0 and cosmetic_files == readable_files,
         version_only=substantive > 0 and version_files == substantive,
         excludes_version=bool(exclusions),
-        is_revert=bool(_REVERT.search(text)),
-        perf_title=bool(_PERF_TITLE.search(ctx.title)),
-        fix_title=bool(_FIX_TITLE.search(ctx.title)),
+        is_revert=bool(is_revert(text)),
+        perf_title=bool(is_perf_title(ctx.title)),
+        fix_title=bool(is_fix_title(ctx.title)),
         analysed_issues=_analysed_issues(ctx),
         discussion=_discussion(ctx),
         centre=tuple(centre),
