@@ -40,6 +40,7 @@ _OPEN_END = re.compile(r"(?:&&|\|\||\band|\bor|[-+*/%,\\(&|^<>=!])\s*$")
 # Code no other reader builds on: benchmarks, examples, scripts.
 _NOT_SHARED = re.compile(r"(?:^|/)(?:benchmarks?|examples?|scripts?|tools|docs?)/")
 SMALL_REPLACEMENT = 3  # lines on each side: a check rewritten in place, not a block rewritten
+RENAME_HUNK_MAX = 400  # lines of a hunk searched for the rename a condition follows
 MAX_CODE_LEN = 90  # a condition longer than this is shown cut (the file holds the rest)
 NEW_CODE_MAJORITY = 0.5  # "most of the added code" in new files: more than half
 
@@ -123,7 +124,7 @@ def replacements(patch: str, path: str) -> list[Replacement]:
     and a condition that only follows a rename in its hunk (`renames.only_renamed`) is not one."""
     out: list[Replacement] = []
     lines = patch.split("\n")
-    hunk_of = _hunk_numbers(lines)
+    hunk_of = _hunk_spans(lines)
     i = 0
     while i < len(lines):
         if not lines[i].startswith("-") or lines[i].startswith("---"):
@@ -160,29 +161,33 @@ def replacements(patch: str, path: str) -> list[Replacement]:
             if candidates:  # the most alike of the removed ones (a rewritten block holds several)
                 _, _, k, old = max(candidates)
                 used.add(k)
-                removed, added = _hunk_sides(lines, hunk_of, k, j)
+                removed, added = _hunk_sides(lines, hunk_of[j])
                 if only_renamed(old[1], new[1], removed, added):
                     continue
                 out.append(Replacement(path, new[0], old[1], new[1], text, new_body if new[0] == "if" else ""))
     return out
 
 
-def _hunk_numbers(lines: Sequence[str]) -> list[int]:
-    """Each line's hunk, counted by the `@@` lines above it."""
-    numbers, n = [], 0
-    for line in lines:
-        n += line.startswith("@@")
-        numbers.append(n)
-    return numbers
+def _hunk_spans(lines: Sequence[str]) -> list[tuple[int, int]]:
+    """Each line's hunk as (first, end) line indices, a hunk starting at its `@@` line."""
+    starts = [i for i, line in enumerate(lines) if line.startswith("@@")]
+    spans, k = [], -1
+    for i in range(len(lines)):
+        while k + 1 < len(starts) and starts[k + 1] <= i:
+            k += 1
+        first = starts[k] if k >= 0 else 0
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        spans.append((first, end))
+    return spans
 
 
-def _hunk_sides(lines: Sequence[str], hunk_of: Sequence[int], old_at: int, new_at: int
-                ) -> tuple[list[str], list[str]]:
-    """The removed and added lines of the hunk holding lines `old_at` and `new_at`, those two left out."""
+def _hunk_sides(lines: Sequence[str], span: tuple[int, int]) -> tuple[list[str], list[str]]:
+    """The removed and added lines of the hunk spanning `span`; none for a hunk past RENAME_HUNK_MAX lines
+    (a rewrite that long is read as a rewrite, and its renames are not worth a scan per condition)."""
+    if span[1] - span[0] > RENAME_HUNK_MAX:
+        return [], []
     removed, added = [], []
-    for at, line in enumerate(lines):
-        if hunk_of[at] != hunk_of[new_at] or at in (old_at, new_at):
-            continue
+    for line in lines[span[0]:span[1]]:
         if line.startswith("-") and not line.startswith("---"):
             removed.append(line[1:])
         elif line.startswith("+") and not line.startswith("+++"):
