@@ -234,6 +234,21 @@ def test_a_definitions_own_docstring_outranks_its_files_summary() -> None:
     assert point.title.startswith("Cut at block boundaries") and "Module docstring" not in point.explanation
 
 
+def test_a_comment_that_moved_with_its_code_is_not_a_decision_of_this_pr() -> None:
+    comment = "        # Round up to whole KV blocks so a piece never shares a block with the next request.\n"
+    old_home = FileChange(path="engine/sched/batcher.py", status=FileStatus.MODIFIED, deletions=3, patch=(
+        "@@ -20,4 +20,1 @@ class Batcher:\n     def split(self, request):\n"
+        + "-" + comment + "-        size = -(-len(request) // 16) * 16\n-        return size\n"))
+    new_home = FileChange(path="engine/sched/splitter.py", status=FileStatus.ADDED, additions=4, patch=(
+        "@@ -0,0 +1,4 @@\n+def split(request):\n"
+        + "+" + comment.replace("        ", "    ", 1) + "+    size = -(-len(request) // 16) * 16\n+    return size\n"))
+    moved = heuristic_digest(PRContext(title="Move split out of Batcher", files=[old_home, new_home]), Coverage(), "en")
+    assert not any("Round up to whole KV blocks" in d.title + d.explanation for d in moved.decisions)
+    # the same comment written by this PR is its author's account of a decision
+    written = heuristic_digest(PRContext(title="Split requests at admission", files=[new_home]), Coverage(), "en")
+    assert any("Round up to whole KV blocks" in d.title + d.explanation for d in written.decisions)
+
+
 def test_a_kernel_entry_point_ranks_above_its_ptx_helpers() -> None:
     ctx = PRContext(title="[Kernel] Add paged decode kernel", files=[KERNEL])
     digest = heuristic_digest(ctx, Coverage(), "en")

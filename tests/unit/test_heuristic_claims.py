@@ -206,3 +206,30 @@ def test_the_fix_is_said_only_of_a_fix() -> None:
     assert "为改动补了新测试" in heuristic_digest(change, Coverage(), "zh-CN").reason
     for ctx in (change, fix):
         assert not check_claims(ctx, heuristic_digest(ctx, Coverage(), "en").reason)
+
+
+def test_a_line_of_script_beside_a_restructured_image_build_is_not_what_the_pr_is() -> None:
+    docker = FileChange(path="docker/Dockerfile", status=FileStatus.MODIFIED, additions=9, deletions=2, patch=(
+        "@@ -40,6 +40,13 @@ RUN pip install -r requirements/build.txt\n"
+        " # the runtime image\n"
+        " FROM base AS runtime\n"
+        " COPY --from=build /wheels /wheels\n"
+        "-FROM runtime AS test\n"
+        "-RUN pip install -r requirements/test.txt\n"
+        "+# Test dependencies change rarely: keep them in their own stage so app edits do not reinstall them\n"
+        "+FROM runtime AS test-deps\n"
+        "+COPY requirements/test.txt requirements/test.txt\n"
+        "+RUN pip install -r requirements/test.txt\n"
+        "+\n"
+        "+FROM test-deps AS test\n"
+        "+COPY . /app\n"
+        "+RUN pip install /app\n"
+        "+RUN pytest --collect-only -q\n"))
+    script = _file("tools/check_stages.py", added=["    return ['base', 'build', 'runtime', 'test-deps', 'test']"],
+                   removed=["    return ['base', 'build', 'runtime', 'test']"])
+    title = "Cache test dependencies in their own image stage"
+    reason = heuristic_digest(PRContext(title=title, files=[docker, script]), Coverage(), "en").reason
+    assert "`test-deps`" in reason and "code change" not in reason
+    # the same line of script alone is a small code change, and the reason says so
+    alone = heuristic_digest(PRContext(title=title, files=[script]), Coverage(), "en").reason
+    assert "2-line code change" in alone

@@ -144,3 +144,28 @@ def test_a_benchmark_or_example_ranks_below_the_library_code_of_the_same_shape()
         code = one(peripheral, "measure_eviction") + one("pkg/cache/pool.py", "evict_oldest")
         ranked = rank_definitions(code, [], {}, frozenset())
         assert [r.definition.path for r in ranked] == ["pkg/cache/pool.py", peripheral]
+
+
+def test_a_titled_banner_names_a_section_not_the_definition_below_it() -> None:
+    # Dockerfiles mark regions with `#### NAME ####` banners; the stage's own comment is the block after them
+    patch = (
+        "@@ -593,4 +594,4 @@ RUN true\n"
+        " #################### DEV IMAGE ####################\n"
+        " #################### vLLM installation IMAGE ####################\n"
+        " # image with vLLM installed\n"
+        "-FROM ${BASE} AS vllm-base\n"
+        "+FROM ${BASE} AS vllm-runtime-base\n"
+        "@@ -790,3 +791,5 @@ RUN true\n"
+        " # ============================================================\n"
+        " # VLLM INSTALLATION (depends on build stage)\n"
+        " # ============================================================\n"
+        "+\n"
+        "+FROM vllm-runtime-base AS vllm-base\n"
+        "@@ -900,1 +903,3 @@ RUN true\n"
+        "+#### the image that runs the unit tests against the installed wheel ####\n"
+        "+FROM vllm-base AS test\n"
+    )
+    docs = {d.qualname: d.doc for d in file_definitions(FileChange(path="docker/Dockerfile", patch=patch)).definitions}
+    assert docs["vllm-runtime-base"] == "image with vLLM installed"
+    # a banner with nothing after it is all the block says
+    assert docs["test"] == "the image that runs the unit tests against the installed wheel"

@@ -162,6 +162,8 @@ def test_every_design_point_is_a_decision_in_the_diff(vllm_fixtures: Path, langu
         source = sources.setdefault(name, _source_words(ctx))
         if invented := [q for q in _QUOTE.findall(d.explanation) if not _found(q, source)]:  # noqa: B023
             failures.append((name, "quotes words that are not the PR's", invented))
+        if d.title.count("`") % 2 or d.explanation.count("`") % 2:
+            failures.append((name, "leaves a code span open", d.title, d.explanation))
         if _prose_words(d) < 6:
             failures.append((name, "is a list of names, not a sentence", d.title, d.explanation))
     assert not failures, "\n".join(map(str, failures))
@@ -203,3 +205,13 @@ def test_checks_catch_what_they_look_for() -> None:
     assert _names_a_definition(Decision(title="t", explanation="“Reading the metrics”", references=["docs/page.md"]),
                                new)
 
+
+
+def test_a_title_cut_to_fit_never_leaves_a_code_span_open() -> None:
+    from readworthy.analyze.heuristic.wording import fit
+
+    text = "Beside its new files it changes shared code: `rust/src/parser/src/lib.rs`, `rust/src/chat/src/mod.rs`"
+    assert fit(text, len(text)) == text
+    cut = fit(text, 80)
+    assert len(cut) <= 80 and cut.endswith("`rust/src/parser/src/lib.rs`…") and cut.count("`") % 2 == 0
+    assert fit("x" * 200, 160) == "x" * 159 + "…"

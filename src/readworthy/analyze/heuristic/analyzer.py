@@ -307,8 +307,7 @@ def _findings(sig: Signals, est: Estimate, language: str) -> list[Finding]:
             keys.append(key)
     keys.sort(key=lambda k: k == "new_definitions")  # a count says less than a fact that names the code
     shown = [available[k] for k in keys[:3]]
-    has_code = sig.added_code_lines + sig.deleted_code_lines - sig.deleted_test_lines > 0
-    if not shown or len(shown) < 2 and has_code:  # a line count says little next to what the change does
+    if not shown or len(shown) < 2 and _mostly_code(sig):  # a line count says little next to what the change does
         shown.append(_size(sig))
     return shown
 
@@ -362,6 +361,14 @@ def _available(sig: Signals, language: str) -> dict[str, Finding]:
     if sig.perf_title:
         out["perf"] = Finding("perf", {})
     return out
+
+
+def _mostly_code(sig: Signals) -> bool:
+    """Code is at least half of what changed outside tests: only then does "a small code change" describe
+    the PR (one line of a script beside a restructured image build is not what the PR is)."""
+    code = sig.added_code_lines + sig.deleted_code_lines - sig.deleted_test_lines
+    rest = sig.added_lines + sig.deleted_lines - sig.added_test_lines - sig.deleted_test_lines
+    return code > 0 and 2 * code >= rest
 
 
 def _size(sig: Signals) -> Finding:

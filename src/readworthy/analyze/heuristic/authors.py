@@ -318,6 +318,33 @@ def _messages(code: Iterable[str]) -> list[tuple[str, str]]:
     return out
 
 
+_COMMENT_MARK = re.compile(r"^\s*(?:#+|//+!?|/\*+!?|\*+/?|[rbu]?\"\"\"|[rbu]?\'\'\')\s?", re.IGNORECASE)
+_CODE_SOURCES = frozenset({"docstring", "module", "comment", "message"})
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def removed_prose(ctx: PRContext) -> str:
+    """Every line the PR removes, comment marks dropped, as one text: what the code said before."""
+    lines: list[str] = []
+    for change in ctx.files:
+        for line in (change.patch or "").split("\n"):
+            if line.startswith("-") and not line.startswith("---"):
+                lines.append(_COMMENT_MARK.sub("", line[1:]).strip())
+    return _words(" ".join(lines))
+
+
+def is_moved(p: Passage, removed: str) -> bool:
+    """A comment or docstring the PR also removes elsewhere moved with its code: it explains a decision
+    made before this PR, not one of its own (a class split out of a file keeps its old comments)."""
+    if p.source not in _CODE_SOURCES:
+        return False
+    text = _words(p.text.removesuffix("…"))
+    return len(text) >= 20 and text in removed
+
+
 def code_passages(anchors: Anchors, limit: int = 25,
                   module_docs: Sequence[tuple[str, str]] = ()) -> list[Passage]:
     out: list[Passage] = []

@@ -24,7 +24,7 @@ from ...models import Decision, FileStatus, PRContext
 from .centre import RankedDefinition
 from .renames import only_renamed
 from .signals import CODE_KINDS, Signals
-from .wording import code_names, phrase
+from .wording import code_names, fit, phrase
 
 _IF = re.compile(r"^\s*(?:\}\s*)?(?P<kw>if|elif|else\s+if|while|unless)\b\s*(?P<cond>.+?)\s*(?::|\{|;?\s*then|do)?\s*$")
 _CHECK = re.compile(r"^\s*(?P<kw>assert|(?:STD_)?TORCH_CHECK\w*|CHECK\w*|debug_assert\w*!?|assert\w*!|"
@@ -255,7 +255,7 @@ def condition_points(sig: Signals, language: str) -> list[CodePoint]:
                 key = "c_check"
             title = phrase(language, key + "_title", **values)
             explanation = phrase(language, key, **values)
-            out.append(CodePoint(Decision(title=title[:160], explanation=explanation[:900],
+            out.append(CodePoint(Decision(title=fit(title, 160), explanation=fit(explanation, 900),
                                           references=list(dict.fromkeys([d.path, anchor.reference]))),
                                  anchor, weight=6.0 + max(0.0, 3.0 - sig.centre.index(anchor) * 0.5), kind="condition"))
     # one point per definition: its first replaced condition
@@ -289,8 +289,8 @@ def gate_points(sig: Signals, language: str) -> list[CodePoint]:
         explanation = phrase(language, key, **values)
         if callers:
             explanation += phrase(language, "c_gate_callers", **values)
-        out.append(CodePoint(Decision(title=phrase(language, "c_gate_title", **values)[:160],
-                                      explanation=explanation[:900],
+        out.append(CodePoint(Decision(title=fit(phrase(language, "c_gate_title", **values), 160),
+                                      explanation=fit(explanation, 900),
                                       references=list(dict.fromkeys([d.path, r.reference, *r.tests[:1]]))),
                              r, weight=7.0 + max(0.0, 3.0 - index * 0.3), kind="gate"))
     return out[:2]
@@ -353,8 +353,8 @@ def interface_points(ctx: PRContext, sig: Signals, language: str) -> list[CodePo
         values = {"name": d.qualname, "file": file_label(d.path, sig), "n": len(r.caller_files)}
         key = "c_interface_used" if r.caller_files else "c_interface"
         title = "c_interface_title" if d.new else "c_interface_grows_title"
-        out.append(CodePoint(Decision(title=phrase(language, title, **values)[:160],
-                                      explanation=phrase(language, key, **values)[:900],
+        out.append(CodePoint(Decision(title=fit(phrase(language, title, **values), 160),
+                                      explanation=fit(phrase(language, key, **values), 900),
                                       references=list(dict.fromkeys([d.path, r.reference, *r.tests[:1]]))),
                              r, weight=8.0 + min(len(r.caller_files), 6), kind="interface"))
     out.sort(key=lambda p: -p.weight)
@@ -440,12 +440,18 @@ def shared_points(sig: Signals, language: str) -> list[CodePoint]:
     if not picked:
         return []
     files = [file_label(f.path, sig) for f in picked]
-    names = [best[f.path].definition.qualname for f in picked if f.path in best]
+    # the same name in two files (a Rust `mod x` beside its `fn x`) is said once
+    names = list(dict.fromkeys(best[f.path].definition.qualname for f in picked if f.path in best))
     refs = [x for f in picked for x in ((f.path, best[f.path].reference) if f.path in best else (f.path,))]
     values = {"files": code_names(files, 4, language), "names": code_names(names, 4, language) or "—",
               "n": len(shared)}
-    decision = Decision(title=phrase(language, "c_shared_title", **values)[:160],
-                        explanation=phrase(language, "c_shared", **values)[:900],
+    # as many files as the title holds whole: a path cut mid-name is neither a name nor a path
+    for shown in range(len(files), 0, -1):
+        title = phrase(language, "c_shared_title", **{**values, "files": code_names(files, shown, language)})
+        if len(title) <= 160:
+            break
+    decision = Decision(title=fit(title, 160),
+                        explanation=fit(phrase(language, "c_shared", **values), 900),
                         references=list(dict.fromkeys(refs))[:8])
     anchor = best.get(picked[0].path) or (sig.centre[0] if sig.centre else None)
     return [CodePoint(decision, anchor, weight=20.0, kind="shared")] if anchor is not None else []

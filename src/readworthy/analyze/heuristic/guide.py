@@ -27,7 +27,9 @@ from .authors import (
     code_passages,
     description_passages,
     is_measurement,
+    is_moved,
     issue_passages,
+    removed_prose,
     review_passages,
     split_lead,
 )
@@ -36,7 +38,7 @@ from .code_points import CodePoint, condition_points, gate_points, interface_poi
 from .definitions import Definition
 from .kind_points import kind_points, new_tests
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
-from .wording import phrase
+from .wording import fit, phrase
 
 MAX_POINTS = 4
 MIN_WEIGHT = 5.0  # below this a passage is too generic to be a design point
@@ -52,7 +54,8 @@ def design_passages(ctx: PRContext, sig: Signals) -> list[Passage]:
         return []
     pool = [*description_passages(ctx, anchors), *issue_passages(ctx, anchors),
             *review_passages(ctx, anchors), *code_passages(anchors, module_docs=sig.module_docs)]
-    pool = [p for p in pool if not _measured(p)]
+    removed = removed_prose(ctx)
+    pool = [p for p in pool if not _measured(p) and not is_moved(p, removed)]
     pool.sort(key=lambda p: -p.weight)
     chosen: list[Passage] = []
     per_anchor: Counter[str] = Counter()
@@ -149,7 +152,7 @@ def decision_of(p: Passage, paths: Sequence[str], language: str, facts: bool = T
     attribution = phrase(language, key, **values)
     explanation = phrase(language, "p_quote", attribution=attribution, quote=rest) if rest else attribution + \
         phrase(language, "p_end")
-    return Decision(title=head[:160], explanation=(explanation + _facts(p.anchor, language, facts))[:900],
+    return Decision(title=fit(head, 160), explanation=fit(explanation + _facts(p.anchor, language, facts), 900),
                     references=list(dict.fromkeys([d.path, p.anchor.reference, *p.anchor.tests[:1]]))[:8])
 
 
@@ -314,7 +317,7 @@ def _with_results(decisions: list[Decision], results: Sequence[Passage], tidy: Q
     at = next((i for i, d in enumerate(decisions) if best.anchor.reference in d.references), 0)
     d = decisions[at]
     extra = phrase(language, "p_reports", quote=tidy(brief(best.text, 200)))
-    return [*decisions[:at], d.model_copy(update={"explanation": (d.explanation + extra)[:900]}), *decisions[at + 1:]]
+    return [*decisions[:at], d.model_copy(update={"explanation": fit(d.explanation + extra, 900)}), *decisions[at + 1:]]
 
 
 class Contradiction:

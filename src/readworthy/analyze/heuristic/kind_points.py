@@ -19,7 +19,7 @@ from ...models import Decision, FileChange, FileStatus, PRContext
 from ...pack.classify import FileKind
 from .definitions import file_definitions
 from .signals import MECHANICAL_KINDS, Signals
-from .wording import code_names, list_sep, phrase
+from .wording import code_names, fit, list_sep, phrase
 
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>[^#].*?)\s*#*\s*$")
 _RST_RULE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
@@ -107,7 +107,8 @@ def docs_points(ctx: PRContext, language: str) -> list[Decision]:
         title = phrase(language, "k_docs_rule_title", **values) if rule else phrase(language, "k_docs_title", **values)
         explanation = phrase(language, "k_docs", **values) if found else phrase(language, "k_docs_rule", **values)
         references = [change.path, *(assets if not out else [])]
-        out.append(Decision(title=title[:160], explanation=explanation.strip()[:900], references=references[:8]))
+        out.append(Decision(title=fit(title, 160), explanation=fit(explanation.strip(), 900),
+                            references=references[:8]))
     return out
 
 
@@ -209,5 +210,5 @@ def file_of(d: _TestDef) -> str:
 
 def _point(language: str, key: str, values: dict[str, object], defs: list[_TestDef]) -> Decision:
     refs = list(dict.fromkeys(x for d in defs for x in (d.path, d.reference)))
-    return Decision(title=phrase(language, key + "_title", **values)[:160],
-                    explanation=phrase(language, key, **values)[:900], references=refs[:8])
+    return Decision(title=fit(phrase(language, key + "_title", **values), 160),
+                    explanation=fit(phrase(language, key, **values), 900), references=refs[:8])

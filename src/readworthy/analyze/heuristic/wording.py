@@ -322,3 +322,14 @@ def phrase(language: str, key: str, **values: object) -> str:
     table = PHRASES.get(language, PHRASES["en"])
     shown = {k: count(language, v) if k in _COUNT_KEYS and isinstance(v, int) else v for k, v in values.items()}
     return table[key].format(s="" if values.get("n") == 1 else "s", ls="" if values.get("lines") == 1 else "s", **shown)
+
+
+def fit(text: str, limit: int) -> str:
+    """`text` within `limit` characters, cut with "…" where it is longer; a code span the cut would leave
+    open is dropped whole (an unclosed backtick turns the rest of the comment into code)."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if cut.count("`") % 2:
+        cut = cut[: cut.rfind("`")]
+    return cut.rstrip(" ,;:、，") + "…"
