@@ -338,3 +338,15 @@ def test_a_bump_that_only_moves_a_tag_in_code_is_version_only_and_a_bumped_numbe
         _file("tests/ci/images.py", ['ROCM_IMAGE = "rocm/ci:nightly_20260801_6.4"'],
               ['ROCM_IMAGE = "rocm/ci:nightly_20260701_6.3"'])]))
     assert not untitled.version_only  # without a bump title a changed constant is read as code
+
+
+def test_a_capability_read_from_the_device_is_not_a_flag_declared() -> None:
+    sampler = _file("engine/sample/sampler.py", [
+        "def fast_sampler_supported() -> bool:",
+        "    capability = current_platform.get_device_capability()",
+        "    return capability is not None and capability >= (8, 0)",
+        "class Sampler:",
+        "    supports_seeds = False",
+    ])
+    flags = measure(PRContext(title="Use the fast sampler", files=[sampler])).capability_flags
+    assert set(flags) == {"fast_sampler_supported", "supports_seeds"}

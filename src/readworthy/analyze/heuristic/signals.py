@@ -34,6 +34,8 @@ _ABSTRACTION = re.compile(
     r"|(?:pub(?:\([^)]*\))?\s+)?trait\s+\w+|type\s+\w+\s+interface\b|(?:export\s+)?interface\s+\w+"
     r"|class\s+\w*(?:Base|Interface|Protocol)\b(?!\w))"
 )
+# `capability = platform.get_device_capability()` reads what the device has; it declares nothing.
+_READ_BACK = re.compile(r"\s*[\w.]*\bget_\w*\(")
 _CAPABILITY_WORDS = ("support", "capabilit", "is_", "has_", "can_")
 _ABSTRACTION_WORDS = ("class", "abstract", "trait", "interface")
 # Signs that an issue investigates rather than only reports: a cause, a bisection, numbers with units.
@@ -378,7 +380,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             for line in plus:
                 # cheap substring tests first: these regexes run on every added line of a huge PR
                 if any(w in line for w in _CAPABILITY_WORDS) and (m := _CAPABILITY.search(line)) \
-                        and not shapes.COMMENT_LINE.match(line):
+                        and not shapes.COMMENT_LINE.match(line) and not _READ_BACK.match(line, m.end()):
                     capability.setdefault(m.group(1), change.path)
                 if any(w in line for w in _ABSTRACTION_WORDS) and _ABSTRACTION.match(line):
                     abstractions.setdefault(change.path, None)
