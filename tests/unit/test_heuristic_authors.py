@@ -281,3 +281,16 @@ def test_any_patch_and_pr_text_give_a_valid_digest(lines: list[tuple[str, list[s
     for language in ("en", "zh-CN"):
         digest = heuristic_digest(ctx, Coverage(), language)  # pydantic validates every field's bounds
         assert len(digest.decisions) <= 4
+
+
+def test_a_lead_that_introduces_a_list_ends_at_its_colon_and_a_cut_never_ends_on_an_item_number() -> None:
+    from readworthy.analyze.heuristic.authors import brief, split_lead
+
+    doc = ("Load a tokenizer with fallback chain: 0. Built-in encoding, no download needed 1. Local tokenizer.json "
+           "2. Server-side tokenization")
+    title, rest = split_lead(doc)
+    assert title == "Load a tokenizer with fallback chain"
+    assert rest.startswith("0. Built-in encoding") and rest.endswith("2. Server-side tokenization")
+    cut = brief("Pre-serialized so each request is built once. It avoids: 1. a copy per request 2. a parse per "
+                "request 3. a lock per request", 80)
+    assert cut == "Pre-serialized so each request is built once."

@@ -105,17 +105,24 @@ def clean(text: str) -> str:
     return " ".join(text.split()).strip()
 
 
+_CUT_AT = re.compile(r"(?<!\b\d)(?<!\b\d\d)\. |; ")
+
+
 def brief(text: str, limit: int = 220) -> str:
     """At most `limit` characters, cut at a sentence end or a word, never inside a code span."""
     text = clean(text)
     if len(text) <= limit:
         return text
     cut = text[:limit]
-    end = max(cut.rfind(". "), cut.rfind("; "))
+    # the last sentence end, not a list item's number ("... needed 1. Local ...")
+    end = max((m.start() for m in _CUT_AT.finditer(cut)), default=-1)
     cut = cut[: end + 1] if end >= limit // 2 else cut[: cut.rfind(" ")] + "…"
     if cut.count("`") % 2:
         cut = cut[: cut.rfind("`")].rstrip() + "…"
     return cut
+
+
+_LIST_AFTER_COLON = re.compile(r":\s+(?:\(?\d{1,2}[.)]|[-*•])\s")
 
 
 def split_lead(text: str, limit: int = 140) -> tuple[str, str]:
@@ -129,6 +136,9 @@ def split_lead(text: str, limit: int = 140) -> tuple[str, str]:
     if not sentences:
         return "", ""
     first, rest = sentences[0], " ".join(sentences[1:])
+    listed = _LIST_AFTER_COLON.search(first)
+    if listed and len(first[: listed.start()].split()) >= 3:  # "Load X with a fallback chain: 0. ... 1. ..."
+        return first[: listed.start()], " ".join([first[listed.start() + 1:].strip(), *sentences[1:]]).strip()
     if len(first) <= limit:
         return first.rstrip(".:;,"), rest
     title = brief(first, limit - 10).rstrip(";,: ")
