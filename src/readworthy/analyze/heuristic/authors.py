@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from ...models import PRContext
 from .centre import RankedDefinition
 from .definitions import is_prose
+from .shapes import diff_lines
 
 _WHY = re.compile(r"\b(?:because|so that|so|otherwise|instead|avoid\w*|must|never|only|ensur\w+|guarantee\w*|requires?"
                   r"|since|keeps?|fall(?:s|ing)? ?back|overflow\w*|fast path|hot path|invariant|cannot|can't|unlike"
@@ -338,12 +339,8 @@ def _words(text: str) -> str:
 
 def removed_prose(ctx: PRContext) -> str:
     """Every line the PR removes, comment marks dropped, as one text: what the code said before."""
-    lines: list[str] = []
-    for change in ctx.files:
-        for line in (change.patch or "").split("\n"):
-            if line.startswith("-") and not line.startswith("---"):
-                lines.append(_COMMENT_MARK.sub("", line[1:]).strip())
-    return _words(" ".join(lines))
+    return _words(" ".join(_COMMENT_MARK.sub("", line) for change in ctx.files
+                           for line in diff_lines(change.patch)[1]))
 
 
 def is_moved(p: Passage, removed: str) -> bool:

@@ -443,11 +443,10 @@ def shared_points(sig: Signals, language: str) -> list[CodePoint]:
     # the same name in two files (a Rust `mod x` beside its `fn x`) is said once
     names = list(dict.fromkeys(best[f.path].definition.qualname for f in picked if f.path in best))
     refs = [x for f in picked for x in ((f.path, best[f.path].reference) if f.path in best else (f.path,))]
-    values = {"files": code_names(files, 4, language), "names": code_names(names, 4, language) or "—",
-              "n": len(shared)}
+    values = {"names": code_names(names, 4, language) or "—", "n": len(shared)}
     # as many files as the title holds whole: a path cut mid-name is neither a name nor a path
     for shown in range(len(files), 0, -1):
-        title = phrase(language, "c_shared_title", **{**values, "files": code_names(files, shown, language)})
+        title = phrase(language, "c_shared_title", files=code_names(files, shown, language), **values)
         if len(title) <= 160:
             break
     decision = Decision(title=fit(title, 160),

@@ -116,14 +116,13 @@ def join_comment(lines: list[str]) -> str:
     """One text from the lines of a comment block: separator rules dropped, a short heading line kept apart.
     A titled banner (`#### DEV IMAGE ####`) names a section of the file, not what follows it: the block
     starts after the last one, which is kept only when nothing follows it."""
-    banners = [i for i, line in enumerate(lines) if _RULE.search(line) and _RULE.sub(" ", line).strip()]
+    texts = [_RULE.sub(" ", line).strip() for line in lines]
+    banners = [i for i, line in enumerate(lines) if texts[i] and _RULE.search(line)]
     if banners:
         last = banners[-1]
-        after = any(_RULE.sub(" ", line).strip() for line in lines[last + 1:])
-        lines = lines[last + 1:] if after else lines[last:]
+        texts = texts[last + 1:] if any(texts[last + 1:]) else texts[last:]
     out: list[str] = []
-    for line in lines:
-        line = _RULE.sub(" ", line).strip()
+    for line in texts:
         if not line:
             continue
         if out and out[-1][-1:] not in ".:;!?," and len(out[-1].split()) <= 6 and line[:1].isupper():
