@@ -215,3 +215,15 @@ def test_a_title_cut_to_fit_never_leaves_a_code_span_open() -> None:
     cut = fit(text, 80)
     assert len(cut) <= 80 and cut.endswith("`rust/src/parser/src/lib.rs`…") and cut.count("`") % 2 == 0
     assert fit("x" * 200, 160) == "x" * 159 + "…"
+
+
+def test_a_headline_cut_to_fit_never_leaves_a_code_span_open() -> None:
+    from readworthy.analyze.heuristic import heuristic_digest
+    from readworthy.models import Coverage, FileChange, FileStatus, PRContext
+
+    title = "Route " + "every request " * 13 + "through `SchedulerOutputProcessor.finish_request_batch`"
+    change = FileChange(path="engine/sched.py", status=FileStatus.MODIFIED, additions=1, deletions=1,
+                        patch="@@ -1,1 +1,1 @@\n-    return a\n+    return b")
+    digest = heuristic_digest(PRContext(title=title, files=[change]), Coverage(), "en")
+    assert len(title) > 200 and digest.headline.endswith("…")
+    assert digest.headline.count("`") % 2 == 0, digest.headline

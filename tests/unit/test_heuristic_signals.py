@@ -307,6 +307,25 @@ def test_new_methods_with_conventional_names_are_a_template_filled_in() -> None:
     assert features(single)["template_hooks"] == 1 / TEMPLATE_MIN_DEFINITIONS
 
 
+def test_hooks_of_a_template_the_pr_itself_declares_are_not_a_template_filled_in() -> None:
+    base = ["class Job(ABC):", "    def __init__(self, name):", "        self.name = name",
+            "    @abstractmethod", "    def run(self, ctx):", "        ...",
+            "    @abstractmethod", "    def prepare(self, ctx):", "        ..."]
+    jobs = ["class BuildJob(Job):", "    def __init__(self):", "        super().__init__('build')",
+            "    def prepare(self, ctx):", "        ctx.fetch()", "    def run(self, ctx):", "        ctx.make()",
+            "class TestJob(Job):", "    def __init__(self):", "        super().__init__('test')",
+            "    def prepare(self, ctx):", "        ctx.fetch()", "    def run(self, ctx):", "        ctx.pytest()"]
+    own = measure(PRContext(title="A job system", files=[
+        _file("engine/jobs/base.py", base, status=FileStatus.ADDED, start=1),
+        _file("engine/jobs/builtin.py", jobs, status=FileStatus.ADDED, start=1)]))
+    # `run` and `prepare` are this PR's own template; only the `__init__`s (the language's hooks) count
+    assert own.template_hooks == 3
+    # the same job classes against a `Job` base that already exists: every conventional name is a hook
+    existing = measure(PRContext(title="Two more jobs", files=[
+        _file("engine/jobs/builtin.py", jobs, status=FileStatus.ADDED, start=1)]))
+    assert existing.template_hooks == 6
+
+
 def test_a_new_interface_other_code_implements_is_never_a_skip_whatever_the_fit_says() -> None:
     from readworthy.analyze.heuristic.analyzer import judgement
     from readworthy.analyze.heuristic.verdict_model import FITTED, Params

@@ -34,7 +34,7 @@ from .guide import design_points, headline_of, skip_points, start_reading
 from .readers import audience, discussion_summary, issue_findings, open_items, related
 from .signals import MECHANICAL_KINDS, Signals, measure
 from .verdict_model import FITTED, GUARD_CONTEXT_LINES, RUBRIC_PRIOR, Estimate, Params, estimate
-from .wording import code_names, phrase
+from .wording import code_names, fit, phrase
 
 # The cost of giving `given` when the team's verdict is `label`, fixed by what a wrong call costs a
 # reader (not fitted): a PR worth reading called skip is never read, the worst miss.
@@ -97,12 +97,12 @@ def heuristic_analysis(ctx: PRContext, coverage: Coverage, language: str,
     decisions = design_points(ctx, signals, language) if verdict is not Verdict.SKIP else skip_points(signals, language)
     digest = Digest(
         verdict=verdict,
-        reason=_clip(reason, 400),
-        headline=_clip(_headline(ctx, signals, language), 200),
+        reason=fit(reason, 400),
+        headline=fit(_headline(ctx, signals, language), 200),
         audience=audience(ctx, signals, language),
         decisions=decisions,
         start_reading=start_reading(signals, ctx.title, [r for d in decisions[:4] for r in d.references]),
-        discussion=_clip(discussion_summary(signals, language), 900),
+        discussion=fit(discussion_summary(signals, language), 900),
         linked_issue_findings=issue_findings(ctx, signals, language),
         open_items=open_items(ctx, signals, coverage, language),
         related=related(ctx),
@@ -388,10 +388,6 @@ def _code(text: str, limit: int) -> str:
 
 
 # --------------------------------------------------------------------------- headline
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _headline(ctx: PRContext, sig: Signals, language: str) -> str:

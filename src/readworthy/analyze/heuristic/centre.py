@@ -129,3 +129,19 @@ def is_template_hook(d: Definition) -> bool:
     """A method whose name a template or base class dictates (a dunder, `forward`, `load`, `compute`):
     code that fills in a familiar shape rather than inventing one."""
     return bool(d.parent) and (d.dunder or d.name.lower() in GENERIC_NAMES)
+
+
+def template_hooks(new_code: Sequence[Definition], all_code: Sequence[Definition],
+                   abstraction_lines: Iterable[tuple[str, str]]) -> int:
+    """How many new methods fill in a template that existed before this PR. A conventional name that an
+    abstraction the PR itself declares (`trait Parser { fn reset ... }`, `class Base(ABC)`) dictates is
+    the PR inventing the template, not following one: those are left out.
+    `abstraction_lines`: (path, added line) for each added line that declares an abstraction."""
+    declared_by: dict[str, list[str]] = defaultdict(list)
+    for path, line in abstraction_lines:
+        declared_by[path].append(line)
+    new_abstractions = {d.qualname for d in all_code if d.new and d.is_type and any(
+        re.search(rf"\b{re.escape(d.name)}\b", line) for line in declared_by.get(d.path, ()))}
+    # the language, not the PR, dictates dunders: a new base's `__init__` invents nothing
+    invented = {d.name for d in all_code if d.parent in new_abstractions and not d.dunder}
+    return sum(1 for d in new_code if is_template_hook(d) and d.name not in invented)

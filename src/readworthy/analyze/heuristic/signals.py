@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ...models import FileChange, FileStatus, PRContext
 from ...pack.classify import Classifier, FileKind, value_of
 from . import shapes
-from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_definitions
+from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_definitions, template_hooks
 from .definitions import Definition, file_definitions
 from .titles import is_bump_title, is_fix_title, is_perf_title, is_revert
 
@@ -263,7 +263,7 @@ def _enclosing(definitions: list[Definition], line_text: str, removed: bool) -> 
     return ""
 
 
-def _shared(flags: dict[str, str], abstractions: dict[str, None], changes: list[FileChange],
+def _shared(flags: dict[str, str], abstractions: Mapping[str, object], changes: list[FileChange],
             centre: list[RankedDefinition], added: dict[str, list[str]]) -> tuple[list[str], list[str]]:
     """Capability flags and interfaces other code relies on: declared in existing code, or used from
     other changed files. A new model file setting `supports_x = True` uses a contract, it adds none."""
@@ -317,7 +317,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     added = {"code": 0, "test": 0, "doc": 0, "other": 0}
     deleted = {"code": 0, "test": 0}
     capability: dict[str, str] = {}  # flag -> the file declaring it
-    abstractions: dict[str, None] = {}
+    abstractions: dict[str, list[str]] = {}  # file -> its added lines declaring an abstraction
     kernel_files: list[str] = []
     areas: dict[str, None] = {}
     code_defs: list[Definition] = []
@@ -383,7 +383,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                         and not shapes.COMMENT_LINE.match(line) and not _READ_BACK.match(line, m.end()):
                     capability.setdefault(m.group(1), change.path)
                 if any(w in line for w in _ABSTRACTION_WORDS) and _ABSTRACTION.match(line):
-                    abstractions.setdefault(change.path, None)
+                    abstractions.setdefault(change.path, []).append(line)
         if kind in CODE_KINDS | {FileKind.BUILD, FileKind.CONFIG} and change.status is not FileStatus.REMOVED:
             guards += [Located(change.path, _enclosing(defs, g, True), g)
                        for g in shapes.removed_guards(change.patch, change.path, added_guards)]
@@ -480,7 +480,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         why_comments=why,
         test_techniques=techniques,
         doc_headings=headings,
-        template_hooks=(hooks := sum(1 for d in new_code if is_template_hook(d))),
+        template_hooks=(hooks := template_hooks(new_code, code_defs,
+                                                ((p, x) for p, xs in abstractions.items() for x in xs))),
         template_share=hooks / max(len(new_code), TEMPLATE_MIN_DEFINITIONS),
     )
 
