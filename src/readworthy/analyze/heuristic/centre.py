@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .definitions import Definition
@@ -132,16 +132,13 @@ def is_template_hook(d: Definition) -> bool:
 
 
 def template_hooks(new_code: Sequence[Definition], all_code: Sequence[Definition],
-                   abstraction_lines: Iterable[tuple[str, str]]) -> int:
+                   abstraction_lines: Mapping[str, Sequence[str]]) -> int:
     """How many new methods fill in a template that existed before this PR. A conventional name that an
     abstraction the PR itself declares (`trait Parser { fn reset ... }`, `class Base(ABC)`) dictates is
     the PR inventing the template, not following one: those are left out.
-    `abstraction_lines`: (path, added line) for each added line that declares an abstraction."""
-    declared_by: dict[str, list[str]] = defaultdict(list)
-    for path, line in abstraction_lines:
-        declared_by[path].append(line)
+    `abstraction_lines`: file -> its added lines that declare an abstraction."""
     new_abstractions = {d.qualname for d in all_code if d.new and d.is_type and any(
-        re.search(rf"\b{re.escape(d.name)}\b", line) for line in declared_by.get(d.path, ()))}
+        re.search(rf"\b{re.escape(d.name)}\b", line) for line in abstraction_lines.get(d.path, ()))}
     # the language, not the PR, dictates dunders: a new base's `__init__` invents nothing
     invented = {d.name for d in all_code if d.parent in new_abstractions and not d.dunder}
     return sum(1 for d in new_code if is_template_hook(d) and d.name not in invented)

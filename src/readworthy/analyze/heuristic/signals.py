@@ -480,8 +480,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         why_comments=why,
         test_techniques=techniques,
         doc_headings=headings,
-        template_hooks=(hooks := template_hooks(new_code, code_defs,
-                                                ((p, x) for p, xs in abstractions.items() for x in xs))),
+        template_hooks=(hooks := template_hooks(new_code, code_defs, abstractions)),
         template_share=hooks / max(len(new_code), TEMPLATE_MIN_DEFINITIONS),
     )
 
