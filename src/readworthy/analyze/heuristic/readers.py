@@ -15,7 +15,7 @@ from ...pack.classify import FileKind
 from .authors import brief, clean
 from .guide import QuoteTidier
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
-from .wording import code_names, list_sep, phrase
+from .wording import code_names, fit, list_sep, phrase
 
 MAX_AUDIENCE = 3
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*$|_test\.\w+$|(?:^|/)conftest\.py$")
@@ -115,10 +115,10 @@ def issue_findings(ctx: PRContext, sig: Signals, language: str) -> list[str]:
     for issue in ctx.linked_issues[:4]:
         state = phrase(language, f"state_{issue.state.lower()}") if issue.state.lower() in (
             "open", "closed", "merged") else (issue.state or "?")
-        line = phrase(language, "issue_line", number=issue.number, title=_clip(issue.title, 150) or "—", state=state)
+        line = phrase(language, "issue_line", number=issue.number, title=fit(issue.title, 150) or "—", state=state)
         if issue.number in sig.analysed_issues:
             line += phrase(language, "issue_analysis_note")
-        out.append(_clip(line, 300))
+        out.append(fit(line, 300))
     return out
 
 
@@ -164,7 +164,7 @@ def open_items(ctx: PRContext, sig: Signals, coverage: Coverage, language: str) 
     tidy = QuoteTidier(ctx)
     for text in _follow_ups(ctx, sig)[:2]:
         out.append(phrase(language, "open_follow_up", quote=tidy(brief(text, 200))))
-    return [_clip(x, 300) for x in out[:5]]
+    return [fit(x, 300) for x in out[:5]]
 
 
 def related(ctx: PRContext) -> list[int]:
@@ -173,7 +173,3 @@ def related(ctx: PRContext) -> list[int]:
     linked = {i.number for i in ctx.linked_issues}
     numbers = [r.number for r in ctx.related if r.number not in linked]
     return [n for n in dict.fromkeys(numbers) if n != ctx.number][:8]
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
