@@ -256,8 +256,10 @@ def test_a_digest_that_analyses_a_pr_puts_its_check_run_on_the_head_and_links_it
     now = datetime.now(UTC)
     pr = add_pr_at(digest_env, "Split the runner step", created=now - timedelta(hours=5),
                    merged=now - timedelta(hours=2), user="alice")
-    pr.files = [PRFile("vllm/v1/worker/runner.py", status="added", additions=3,
-                       patch="@@ -0,0 +1,3 @@\n+class StepRunner:\n+    def run(self):\n+        return 1\n")]
+    # a new interface other code implements: never a skip, so the digest shows its decisions and their lines
+    pr.files = [PRFile("vllm/v1/worker/runner.py", status="added", additions=4,
+                       patch="@@ -0,0 +1,4 @@\n+class StepRunner(ABC):\n+    @abstractmethod\n"
+                             "+    def run(self) -> int:\n+        ...\n")]
     code = main(["digest", "--repo", REPO, "--since", "24h"])
     out, _ = capsys.readouterr()
     assert code == 0

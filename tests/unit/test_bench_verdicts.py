@@ -131,16 +131,16 @@ def test_the_fit_learns_which_way_a_fact_points() -> None:
 
 def test_the_fit_keeps_a_rubric_fact_on_the_rubric_side_of_zero(monkeypatch: pytest.MonkeyPatch) -> None:
     rows, labels = [], []
-    for i in range(30):  # `kernel` is present only on skips here: a free fit would weigh it against reading
+    for i in range(30):  # `interface` is present only on skips here: a free fit would weigh it against reading
         label = ("skip", "skim", "deep-read")[i % 3]
-        rows.append({"value": float(i % 3) + (i % 5) * 0.1, "kernel": float(label == "skip")})
+        rows.append({"value": float(i % 3) + (i % 5) * 0.1, "interface": float(label == "skip")})
         labels.append(label)
     monkeypatch.setattr(fv, "RUBRIC_PRIOR", {})
-    assert fv.fit(rows, labels, 1.0).weights["kernel"] < 0
-    monkeypatch.setattr(fv, "RUBRIC_PRIOR", {"kernel": 1.0})
+    assert fv.fit(rows, labels, 1.0).weights["interface"] < 0
+    monkeypatch.setattr(fv, "RUBRIC_PRIOR", {"interface": 1.0})
     model = fv.fit(rows, labels, 1.0)
-    assert model.weights["kernel"] == 0.0 and model.weights["value"] > 1.0
-    assert [fv.predict(model, {"value": v, "kernel": 0.0})[0] for v in (0.0, 1.0, 2.0)] == ["skip", "skim", "deep-read"]
+    assert model.weights["interface"] == 0.0 and model.weights["value"] > 1.0
+    assert [fv.predict(model, {"value": v, "interface": 0.0})[0] for v in (0.0, 1.0, 2.0)] == ["skip", "skim", "deep-read"]
 
 
 def test_folds_and_the_held_out_split_are_seeded_disjoint_and_whole() -> None:

@@ -10,6 +10,8 @@ from vllm_sets import fixture_contexts
 
 from readworthy.analyze.ground import ground_digest
 from readworthy.analyze.heuristic import heuristic_digest, triage
+from readworthy.analyze.heuristic.analyzer import judgement
+from readworthy.analyze.heuristic.signals import measure
 from readworthy.analyze.heuristic.wording import PHRASES
 from readworthy.gather.local import LocalSource, context_from_source
 from readworthy.models import (
@@ -327,10 +329,13 @@ def test_comment_typo_and_reformatting_in_code_is_skip() -> None:
     assert verdict_of(typo) is Verdict.SKIP
     reformat = PRContext(title="Format", files=[_file("engine/sched.py", ["x = f(a, b)"], ["x = f( a,b )"])])
     assert verdict_of(reformat) is Verdict.SKIP
-    # in C-family files `#` is a preprocessor line: changing it changes behaviour
+    # in C-family files `#` is a preprocessor line: changing it changes behaviour, so no cosmetic shortcut
+    # settles it (the model weighs it as the one-line code change it is)
     define = PRContext(title="Raise block size", files=[_file("csrc/attn.cu", ["#define BLOCK 256"],
                                                               ["#define BLOCK 128"])])
-    assert verdict_of(define) is Verdict.SKIM
+    judged = judgement(measure(define), "en")
+    assert judged.shortcut == "" and "comment" not in judged.reason
+    assert judgement(measure(reformat), "en").shortcut == "cosmetic"
 
 
 def test_rename_only_is_skip() -> None:

@@ -61,9 +61,9 @@ DOC_SECTION_LINES = 20  # a new docs heading with this many added lines is a sec
 _RUBRIC_FIRST = ("security", "hidden_logic", "issue_analysis", "debate", "discussion_heavy")
 # Model features -> the finding that names them in the reason.
 _FINDING_OF = {"interface": "interface", "capability": "capability", "fail_fast": "fail_fast",
-               "kernel": "kernel", "build_stages": "build_graph",
+               "build_stages": "build_graph",
                "removed_guard": "removed_guard", "changed_default": "changed_default",
-               "regression_test": "regression_test", "fix_with_tests": "regression_test", "perf_title": "perf",
+               "regression_test": "regression_test", "fix_with_tests": "regression_test",
                "new_definitions": "new_definitions"}
 
 
@@ -328,9 +328,6 @@ def _available(sig: Signals, language: str) -> dict[str, Finding]:
         names = code_names([f.name for f in sig.fail_fast if f.name], 2, language)
         if names:
             out["fail_fast"] = Finding("fail_fast", {"names": names})
-    kernels = len(set(sig.kernel_files) | set(sig.kernel_edits))
-    if kernels:
-        out["kernel"] = Finding("kernel", {"n": kernels})
     if len(sig.code_areas) >= CROSS_CUTTING_AREAS:
         out["cross_cutting"] = Finding("cross_cutting", {"n": len(sig.code_areas)})
     if sig.analysed_issues:
@@ -358,8 +355,6 @@ def _available(sig: Signals, language: str) -> dict[str, Finding]:
         # "the fix" only where the title says it is one; otherwise it is a change the test pins
         out["regression_test"] = Finding("regression_test" if sig.fix_title else "change_test",
                                          {"test": sig.regression_tests[0].rsplit("::", 1)[-1]})
-    if sig.perf_title:
-        out["perf"] = Finding("perf", {})
     return out
 
 

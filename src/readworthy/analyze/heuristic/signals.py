@@ -18,7 +18,7 @@ from ...pack.classify import Classifier, FileKind, value_of
 from . import shapes
 from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_definitions, template_hooks
 from .definitions import Definition, file_definitions
-from .titles import is_bump_title, is_fix_title, is_perf_title, is_revert
+from .titles import is_bump_title, is_fix_title, is_revert
 
 # Kinds whose content is never read line by line.
 MECHANICAL_KINDS = frozenset({FileKind.GENERATED, FileKind.LOCK, FileKind.VENDORED, FileKind.BINARY})
@@ -113,7 +113,6 @@ class Signals:
     version_only: bool
     excludes_version: bool  # a specifier excludes a release (`!=`) instead of pinning
     is_revert: bool
-    perf_title: bool
     fix_title: bool
     analysed_issues: tuple[int, ...]
     discussion: Discussion = field(default_factory=Discussion)
@@ -445,7 +444,6 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         version_only=substantive > 0 and version_files == substantive,
         excludes_version=bool(exclusions),
         is_revert=bool(is_revert(text)),
-        perf_title=bool(is_perf_title(ctx.title)),
         fix_title=bool(is_fix_title(ctx.title)),
         analysed_issues=_analysed_issues(ctx),
         discussion=_discussion(ctx),

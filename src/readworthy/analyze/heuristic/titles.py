@@ -1,11 +1,10 @@
-"""What a PR's title (and first commit message) says it is: a bump, a fix, a performance change, a revert.
+"""What a PR's title (and first commit message) says it is: a bump, a fix, a revert.
 Title words only tell the heuristic how to read the diff; every claim a reason makes is still checked in it."""
 
 from __future__ import annotations
 
 import re
 
-_PERF_TITLE = re.compile(r"\bperf\b|optimi[sz]|speed ?up|faster|latency|throughput", re.IGNORECASE)
 _FIX_TITLE = re.compile(r"\bfix|\bbug", re.IGNORECASE)
 # A title that is a bump: "Bump x", "[CI] upgrade x", "chore(deps): pin x" (the verb first, after tags and a
 # conventional-commit prefix), or "... update x to v3", "upgrade x from 1.1 to 1.2" anywhere. A title that only
@@ -22,10 +21,6 @@ def is_bump_title(title: str) -> bool:
 
 def is_fix_title(title: str) -> bool:
     return bool(_FIX_TITLE.search(title))
-
-
-def is_perf_title(title: str) -> bool:
-    return bool(_PERF_TITLE.search(title))
 
 
 def is_revert(text: str) -> bool:

@@ -31,8 +31,11 @@ def _log(n: float) -> float:
 def features(sig: Signals) -> dict[str, float]:
     """The facts the model weighs, each a number (booleans are 0/1): one feature a fact. A fact the
     rubric gives no direction and that another feature already carries (test functions beside test
-    lines, an edited kernel beside any kernel, code in new files beside a new package) is left out:
-    with sixty-odd labelled PRs each extra feature is one more way to memorise them."""
+    lines, code in new files beside a new package) is left out: with sixty-odd labelled PRs each extra
+    feature is one more way to memorise them. Two facts are left out on principle: where the code lives
+    (kernel files; the rubric values a pattern "wherever it lives", and a kernel worth reading shows it by
+    what it adds) and what the title claims (a "[Perf]" tag is PR text anyone can write: it must not buy a
+    closer read)."""
     added = max(1, sig.added_lines)
     code_files = sum(n for k, n in sig.kinds.items() if k in CODE_KINDS)
     return {
@@ -47,7 +50,6 @@ def features(sig: Signals) -> dict[str, float]:
         "docs_only": float(bool(sig.kinds.get(FileKind.DOCS)) and sig.only(FileKind.DOCS, *_SUPPORT)),
         "build_only": float(not code_files and sig.only(FileKind.BUILD, FileKind.TEST, FileKind.DOCS, *_SUPPORT)
                             and bool(sig.kinds.get(FileKind.BUILD) or sig.kinds.get(FileKind.CONFIG))),
-        "kernel": float(bool(sig.kernel_files)),
         # contracts other code builds on
         "interface": float(bool(sig.abstractions or sig.implemented)),
         "capability": float(bool(sig.capability_flags)),
@@ -67,8 +69,6 @@ def features(sig: Signals) -> dict[str, float]:
         # a template filled in: the share of the new definitions that are methods with conventional names
         # (`__init__`, `forward`, `load` ...)
         "template_hooks": sig.template_share,
-        # what the title says it is
-        "perf_title": float(sig.perf_title),
     }
 
 
@@ -80,7 +80,7 @@ GUARD_CONTEXT_LINES = 200  # a PR deleting more than this is a removal; its guar
 # +1: a sign of something to copy or extend; -1: a sign of routine; 0 (unlisted): the data decides alone
 # (sizes, shares, titles). Set from the rubric's wording, not fitted.
 RUBRIC_PRIOR: Mapping[str, float] = {
-    "interface": 1.0, "capability": 1.0, "fail_fast": 1.0, "kernel": 1.0, "build_stages": 1.0,
+    "interface": 1.0, "capability": 1.0, "fail_fast": 1.0, "build_stages": 1.0,
     "removed_guard": 1.0, "changed_default": 1.0, "regression_test": 1.0, "fix_with_tests": 1.0,
     "why_comments": 1.0, "new_definitions": 1.0, "doc_headings": 1.0,
     "tests_only": -1.0, "docs_only": -1.0, "deletion_share": -1.0,
