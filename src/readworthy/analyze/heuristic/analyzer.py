@@ -10,7 +10,7 @@ The verdict follows the same rubric as the model's (reading value, not size):
    "bump" that also changes logic) one edit repeated across many files, or a deletion that adds nothing.
 2. Everything else is weighed by the reading-value model (verdict_model.py): general facts about the
    change (sizes on a log scale, what kind of files, new definitions, interfaces, capability checks,
-   kernels, a fix pinned by tests ...) with weights fitted on labelled PRs. The verdict is the one with
+   new build stages, a fix pinned by tests ...) with weights fitted on labelled PRs. The verdict is the one with
    the least expected cost under COSTS: calling a PR worth reading `skip` costs most, so a skip needs
    a clear majority.
 3. Rubric rules the diff cannot show: a linked issue with a root-cause analysis makes a fix `deep-read`;
