@@ -294,3 +294,13 @@ def test_a_lead_that_introduces_a_list_ends_at_its_colon_and_a_cut_never_ends_on
     cut = brief("Pre-serialized so each request is built once. It avoids: 1. a copy per request 2. a parse per "
                 "request 3. a lock per request", 80)
     assert cut == "Pre-serialized so each request is built once."
+
+
+def test_a_quote_cut_to_fit_never_ends_on_an_abbreviation() -> None:
+    from readworthy.analyze.heuristic.authors import brief
+
+    note = ("The flag is still set, so the request never reached the scheduler at all. It was aborted before it "
+            "could be scheduled, e.g. rejected at the serving layer by an early abort, which happens under load.")
+    cut = brief(note, 140)
+    assert cut == "The flag is still set, so the request never reached the scheduler at all."
+    assert not brief("Keep the prefix, i.e. the image and prompt tokens, visible to every token", 40).endswith("i.e.")

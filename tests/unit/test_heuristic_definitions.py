@@ -169,3 +169,20 @@ def test_a_titled_banner_names_a_section_not_the_definition_below_it() -> None:
     assert docs["vllm-runtime-base"] == "image with vLLM installed"
     # a banner with nothing after it is all the block says
     assert docs["test"] == "the image that runs the unit tests against the installed wheel"
+
+
+def test_comment_lines_that_are_separate_sentences_are_joined_as_sentences() -> None:
+    from readworthy.analyze.heuristic.definitions import join_comment
+
+    # a line without a full stop, then one starting a sentence: the stop the author left out is put back
+    assert join_comment(["Reuse the buffer allocated at startup for every step",
+                         "This keeps the captured graph valid"]) == \
+        "Reuse the buffer allocated at startup for every step. This keeps the captured graph valid"
+    # a sentence that goes on ("... used by" / "FlashInfer ...") or a code literal is not split
+    assert join_comment(["The workspace is sized once and then used by", "Triton kernels of every layer"]) == \
+        "The workspace is sized once and then used by Triton kernels of every layer"
+    assert join_comment(["When the rank of the query projection is", "None the query is projected directly"]) == \
+        "When the rank of the query projection is None the query is projected directly"
+    # a line opening on a name (`FlashInfer`) may be the sentence going on: left as written
+    assert join_comment(["Split the batch before the all-gather in", "FlashInfer kernels expect contiguous rows"]) == \
+        "Split the batch before the all-gather in FlashInfer kernels expect contiguous rows"

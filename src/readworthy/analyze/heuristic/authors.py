@@ -106,7 +106,8 @@ def clean(text: str) -> str:
     return " ".join(text.split()).strip()
 
 
-_CUT_AT = re.compile(r"(?<!\b\d)(?<!\b\d\d)\. |; ")
+# a sentence end or a clause break, not a list item's number nor an abbreviation ("e.g. rejected")
+_CUT_AT = re.compile(r"(?<!\b\d)(?<!\b\d\d)(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)\. |; ")
 
 
 def brief(text: str, limit: int = 220) -> str:

@@ -125,10 +125,29 @@ def join_comment(lines: list[str]) -> str:
     for line in texts:
         if not line:
             continue
-        if out and out[-1][-1:] not in ".:;!?," and len(out[-1].split()) <= 6 and line[:1].isupper():
+        if out and out[-1][-1:] not in ".:;!?," and line[:1].isupper() and (
+                len(out[-1].split()) <= 6 or _starts_sentence(out[-1], line)):
             out[-1] += "."  # "Rust build inputs" above "Keep these separate ..." is a heading
         out.append(line)
     return " ".join(out)
+
+
+# Words a comment line ending a sentence never ends on: the sentence goes on in the next line.
+_GOES_ON = frozenset({"a", "an", "the", "of", "to", "by", "for", "with", "in", "on", "at", "from", "into", "as",
+                      "and", "or", "but", "nor", "is", "are", "was", "be", "that", "than", "via", "per", "if",
+                      "when", "which", "this", "these", "its", "their", "our", "not", "so"})
+_CAPITALISED_WORD = re.compile(r"[A-Z][a-z]+\b(?![.(\[`'_])")
+
+
+def _starts_sentence(previous: str, line: str) -> bool:
+    """Whether `line` starts a new sentence after `previous`, a line with no closing punctuation: it begins
+    with a plain capitalised word (`Keep`, `This`; not `None`, `FlashInfer` or `Foo.bar`), and `previous`
+    ends on a word or a closed code span, not on one a sentence goes on after ("... used by" / "FlashInfer")."""
+    if not _CAPITALISED_WORD.match(line) or line.split()[0] in ("None", "True", "False"):
+        return False
+    if previous.split()[-1].strip("`()").lower() in _GOES_ON:
+        return False
+    return previous[-1:].isalnum() or previous.endswith(("`", ")"))
 
 
 def _brackets(text: str) -> int:
