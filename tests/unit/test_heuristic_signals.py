@@ -371,3 +371,14 @@ def test_a_capability_read_from_the_device_is_not_a_flag_declared() -> None:
     ])
     flags = measure(PRContext(title="Use the fast sampler", files=[sampler])).capability_flags
     assert set(flags) == {"fast_sampler_supported", "supports_seeds"}
+
+
+def test_a_fix_with_tests_says_so_even_when_no_test_is_traced_to_the_changed_code() -> None:
+    fix = [_file("engine/pool.py", ["        return max(0, free - reserved)"], ["        return free - reserved"])]
+    tests = [_file("tests/test_pool.py", ["def test_free_blocks_never_negative(pool):",
+                                          "    pool.reserve(pool.free + 1)", "    assert pool.available() == 0"],
+                   status=FileStatus.ADDED)]
+    assert "backs the fix with tests" in _digest("Fix negative free block count", fix + tests).reason
+    # the same diff under a title that is not a fix, or without tests, claims no fix and no tests
+    assert "backs the" not in _digest("Clamp free block count", fix + tests).reason
+    assert "backs the" not in _digest("Fix negative free block count", fix).reason
