@@ -382,3 +382,24 @@ def test_a_fix_with_tests_says_so_even_when_no_test_is_traced_to_the_changed_cod
     # the same diff under a title that is not a fix, or without tests, claims no fix and no tests
     assert "backs the" not in _digest("Clamp free block count", fix + tests).reason
     assert "backs the" not in _digest("Fix negative free block count", fix).reason
+
+
+def test_a_removed_raise_is_shown_with_the_condition_it_sat_under() -> None:
+    digest = _digest("Remove the block-size check", [_file("engine/config/speculative.py", [], [
+        "        if (",
+        "            block_size is not None",
+        "            and self.num_speculative_tokens < block_size",
+        "        ):",
+        "            raise ValueError(",
+        '                "num_speculative_tokens must be at least the block size"',
+        "            )",
+    ])])
+    assert ("removes a guard, `if ( block_size is not None and self.num_speculative_tokens < block_size ): "
+            "raise ValueError`") in digest.reason
+    cpp = _digest("Allow any head count", [_file("csrc/attn/heads.cpp", [], [
+        "  if (num_heads % 8 != 0) {",
+        '    throw std::invalid_argument("num_heads must be a multiple of 8");',
+        "  }",
+    ])])
+    assert '`if (num_heads % 8 != 0) { throw std::invalid_argument("num_heads must be a multiple of 8");`' \
+        in cpp.reason

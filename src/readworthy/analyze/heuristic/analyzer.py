@@ -56,6 +56,7 @@ MOVED_MIN_LINES = 20  # code moves are judged on at least this many added lines
 MOVED_SHARE = 0.85  # this share of the added code was removed elsewhere (or is imports): code moved, not changed
 REMOVAL_SHARE = 0.9  # of the changed lines deleted: a removal
 NEW_PACKAGE_SHARE = 0.5  # most of the added code sits in brand-new directories
+GUARD_SHOWN_CHARS = 110  # a removed guard is quoted whole when it fits: its condition says what was checked
 DOC_SECTION_LINES = 20  # a new docs heading with this many added lines is a section that explains something
 # Findings about what the change does, named first in the reason (size and counts come after).
 _RUBRIC_FIRST = ("security", "hidden_logic", "issue_analysis", "debate", "discussion_heavy")
@@ -347,7 +348,7 @@ def _available(sig: Signals, language: str) -> dict[str, Finding]:
     if _guard_matters(sig):
         g = sig.removed_guards[0]
         where = phrase(language, "in_name", name=g.name) if g.name else ""
-        out["removed_guard"] = Finding("removed_guard", {"guard": _code(g.text, 60), "where": where})
+        out["removed_guard"] = Finding("removed_guard", {"guard": _code(g.text, GUARD_SHOWN_CHARS), "where": where})
     if sig.changed_defaults:
         d = sig.changed_defaults[0]
         out["changed_default"] = Finding("changed_default", {"name": d.name, "change": d.text})

@@ -165,23 +165,53 @@ def guard_lines(lines: Iterable[str]) -> list[str]:
     return [x.strip() for x in lines if _GUARD.match(x)]
 
 
-def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list[str]:
+def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list[tuple[str, str]]:
     """Removed assertions, raises and check macros that are not added back anywhere in the PR (moved) nor
     rewritten in the same file (a widened condition still checks its names), in code that stays: a run
-    of removed lines that deletes a whole definition is dead code going away."""
+    of removed lines that deletes a whole definition is dead code going away. Each as (its line, what to
+    show): a `raise` is shown with the removed `if` it sat under, which says what was checked."""
     patterns = patterns_for(path)
     added = diff_lines(patch)[0]
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
     run: list[str] = []
     for line in [*(patch or "").split("\n"), ""]:
         if line.startswith("-") and not line.startswith("---"):
             run.append(line[1:])
             continue
         if run and not any(definition_name(x, patterns) for x in run if patterns):
-            found += [x.strip().removesuffix("(").rstrip(", ") for x in run
-                      if _GUARD.match(x) and not _kept(x.strip(), added_guards, added)]
+            for i, x in enumerate(run):
+                if _GUARD.match(x) and not _kept(x.strip(), added_guards, added):
+                    guard = x.strip().removesuffix("(").rstrip(", ")
+                    found.append((guard, _with_condition(guard, x, run[:i])))
         run = []
     return found
+
+
+_RAISE = re.compile(r"^(?:raise|throw)\s")
+_IF = re.compile(r"^\s*(?:el)?if\b")
+
+
+def _with_condition(guard: str, line: str, before: Sequence[str]) -> str:
+    """`raise ValueError` as `if n < block: raise ValueError` when the removed lines above hold the `if`
+    it sits under (less indented, its condition possibly spread over lines) and the raise follows it
+    directly: the lines as written, so the quote is the removed text. Else the guard alone; an assertion
+    or a check macro carries its own condition."""
+    if not _RAISE.match(guard):
+        return guard
+    depth = len(line) - len(line.lstrip())
+    for k in range(len(before) - 1, -1, -1):
+        above = before[k]
+        if above.strip() and len(above) - len(above.lstrip()) < depth:
+            if above.lstrip().startswith(")"):  # the close of a condition spread over lines
+                continue
+            if not _IF.match(above):
+                return guard
+            header = [part.strip() for part in before[k:]]
+            # quoted verbatim, so only when the raise follows the condition's last line directly
+            if header[-1].endswith((":", "{")) and not any(x.endswith((":", "{")) for x in header[:-1]):
+                return " ".join([*header, guard])
+            return guard
+    return guard
 
 
 _CHECK_WORDS = frozenset({"assert", "raise", "throw", "if", "not", "and", "or", "in", "is", "None", "True", "False",

@@ -384,8 +384,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                 if any(w in line for w in _ABSTRACTION_WORDS) and _ABSTRACTION.match(line):
                     abstractions.setdefault(change.path, []).append(line)
         if kind in CODE_KINDS | {FileKind.BUILD, FileKind.CONFIG} and change.status is not FileStatus.REMOVED:
-            guards += [Located(change.path, _enclosing(defs, g, True), g)
-                       for g in shapes.removed_guards(change.patch, change.path, added_guards)]
+            guards += [Located(change.path, _enclosing(defs, g, True), shown)
+                       for g, shown in shapes.removed_guards(change.patch, change.path, added_guards)]
             defaults += [Located(change.path, name, f"{old} → {new}")
                          for name, old, new in shapes.changed_defaults(plus, minus)]
         if kind is FileKind.KERNEL and change.additions:
