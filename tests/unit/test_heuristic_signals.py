@@ -403,3 +403,23 @@ def test_a_removed_raise_is_shown_with_the_condition_it_sat_under() -> None:
     ])])
     assert '`if (num_heads % 8 != 0) { throw std::invalid_argument("num_heads must be a multiple of 8");`' \
         in cpp.reason
+
+
+def test_a_changed_default_is_a_design_point_with_the_comment_that_says_why() -> None:
+    patch = ("@@ -10,3 +10,4 @@ import os\n \n-MAX_NUM_BATCHED_TOKENS = 2048\n"
+             "+# Large enough that one prefill chunk fills the GPU; smaller values starve the decode batch.\n"
+             "+MAX_NUM_BATCHED_TOKENS = 8192\n DEFAULT_BLOCK_SIZE = 16\n")
+    ctx = PRContext(title="Raise the default token budget", files=[FileChange(
+        path="engine/config/scheduler.py", status=FileStatus.MODIFIED, additions=2, deletions=1, patch=patch)])
+    point = heuristic_digest(ctx, Coverage(), "en").decisions[0]
+    assert point.title == "`MAX_NUM_BATCHED_TOKENS` now defaults to `8192` (was `2048`)"
+    assert "“Large enough that one prefill chunk fills the GPU; smaller values starve the decode batch.”" \
+        in point.explanation
+    assert "engine/config/scheduler.py::MAX_NUM_BATCHED_TOKENS" in point.references
+    zh = heuristic_digest(ctx, Coverage(), "zh-CN").decisions[0]
+    assert zh.title == "`MAX_NUM_BATCHED_TOKENS` 的默认值改为 `8192`（原为 `2048`）"
+    # a field of a config class is anchored in its class, and without a comment the point says who is affected
+    field = _digest("Enable chunked prefill", [_file(
+        "engine/config.py", ["    enable_chunked_prefill: bool = True"], ["    enable_chunked_prefill: bool = False"])])
+    assert [d.title for d in field.decisions] == ["`enable_chunked_prefill` now defaults to `True` (was `False`)"]
+    assert "whoever does not set `enable_chunked_prefill` now gets `True`" in field.decisions[0].explanation

@@ -9,6 +9,8 @@ A decision in code has a few shapes that read the same in any language and repos
 - an **interface**: a new abstract class, trait or protocol that other changed files build on;
 - **shared code beside new code**: when most of the added code sits in new files (a model, a backend,
   a plugin), the edits to existing files are what a reader outside the new code must see.
+- a **changed default**: a setting or constant whose value every caller that does not pass one gets
+  (`max_tokens: int = 2048` → `8192`), with the comment the authors added above it.
 
 Each point names the definition it is in; its words are the code's own (no paraphrase).
 """
@@ -22,7 +24,9 @@ from itertools import zip_longest
 
 from ...models import Decision, FileStatus, PRContext
 from .centre import RankedDefinition
+from .definitions import Definition, join_comment
 from .renames import only_renamed
+from .shapes import COMMENT_LINE
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase
 
@@ -266,6 +270,43 @@ def condition_points(sig: Signals, language: str) -> list[CodePoint]:
             kept.append(p)
             seen.add(p.anchor.reference)
     return kept
+
+
+def default_points(sig: Signals, language: str) -> list[CodePoint]:
+    """Changed defaults, each in the definition that holds it (a module constant stands for itself), with
+    the comment added just above its new line when there is one: why the new value."""
+    patches = {f.change.path: f.change.patch or "" for f in sig.ranked}
+    out: list[CodePoint] = []
+    for located in sig.changed_defaults[:2]:
+        old, _, new = located.text.partition(" → ")
+        line, why = _default_line(patches.get(located.path, ""), located.name, new)
+        anchor = _anchor_of(line, located.path, sig.centre) if line else None
+        if anchor is None:  # a module-level constant: no definition holds it
+            constant = Definition(located.path, located.name, located.name, line=0, new=False, is_type=False)
+            anchor = RankedDefinition(constant, 0.0, (), ())
+        values = {"name": located.name, "old": _code(old), "new": _code(new), "file": file_label(located.path, sig),
+                  "why": why}
+        explanation = phrase(language, "c_default_why" if why else "c_default", **values)
+        references = list(dict.fromkeys([located.path, anchor.reference]))
+        out.append(CodePoint(Decision(title=fit(phrase(language, "c_default_title", **values), 160),
+                                      explanation=fit(explanation, 900), references=references),
+                             anchor, weight=6.5, kind="default"))
+    return out
+
+
+def _default_line(patch: str, name: str, value: str) -> tuple[str, str]:
+    """The added line that sets `name` to `value`, and the comment added just above it (joined)."""
+    lines = patch.split("\n")
+    for i, line in enumerate(lines):
+        text = line[1:]
+        if line.startswith("+") and name in text and value in text and not COMMENT_LINE.match(text):
+            above: list[str] = []
+            for prior in reversed(lines[:i]):
+                if not prior.startswith("+") or not COMMENT_LINE.match(prior[1:]):
+                    break
+                above.insert(0, COMMENT_LINE.sub("", prior[1:]).strip())
+            return text, join_comment(above)
+    return "", ""
 
 
 def gate_points(sig: Signals, language: str) -> list[CodePoint]:

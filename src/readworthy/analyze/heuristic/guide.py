@@ -34,7 +34,15 @@ from .authors import (
     split_lead,
 )
 from .centre import GENERIC_NAMES, RankedDefinition
-from .code_points import CodePoint, condition_points, gate_points, interface_points, model_files, shared_points
+from .code_points import (
+    CodePoint,
+    condition_points,
+    default_points,
+    gate_points,
+    interface_points,
+    model_files,
+    shared_points,
+)
 from .definitions import Definition
 from .kind_points import kind_points, new_tests
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
@@ -205,7 +213,7 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
     # shared code it changes, not the new code's own docstrings
     own = model_files(sig) if shared else set()
     code = [*shared, *interface_points(ctx, sig, language), *gate_points(sig, language),
-            *condition_points(sig, language)]
+            *condition_points(sig, language), *default_points(sig, language)]
     items: list[tuple[float, str, Passage | CodePoint]] = [(p.weight, p.anchor.reference, p)
                                                            for p in design_passages(ctx, sig)]
     items += [(c.weight, c.anchor.reference, c) for c in code]
