@@ -172,7 +172,7 @@ def test_a_titled_banner_names_a_section_not_the_definition_below_it() -> None:
 
 
 def test_comment_lines_that_are_separate_sentences_are_joined_as_sentences() -> None:
-    from readworthy.analyze.heuristic.definitions import join_comment
+    from readworthy.analyze.heuristic.comment_text import join_comment
 
     # a line without a full stop, then one starting a sentence: the stop the author left out is put back
     assert join_comment(["Reuse the buffer allocated at startup for every step",

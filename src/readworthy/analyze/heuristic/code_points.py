@@ -24,7 +24,8 @@ from itertools import zip_longest
 
 from ...models import Decision, FileStatus, PRContext
 from .centre import RankedDefinition
-from .definitions import Definition, join_comment
+from .comment_text import join_comment
+from .definitions import Definition
 from .renames import only_renamed
 from .shapes import COMMENT_LINE
 from .signals import CODE_KINDS, Signals

@@ -1,0 +1,49 @@
+"""A comment block as one text: how its lines join into sentences, without its separator rules and banners.
+
+Authors wrap comments at a column, not at sentence ends, and often leave out the full stop of a line that
+ends a sentence or is a heading. The design points quote these blocks, so they must read as prose.
+"""
+
+from __future__ import annotations
+
+import re
+
+_RULE = re.compile(r"[-=*#~_]{3,}")
+
+
+def join_comment(lines: list[str]) -> str:
+    """One text from the lines of a comment block: separator rules dropped, a short heading line kept apart.
+    A titled banner (`#### DEV IMAGE ####`) names a section of the file, not what follows it: the block
+    starts after the last one, which is kept only when nothing follows it."""
+    texts = [_RULE.sub(" ", line).strip() for line in lines]
+    banners = [i for i, line in enumerate(lines) if texts[i] and _RULE.search(line)]
+    if banners:
+        last = banners[-1]
+        texts = texts[last + 1:] if any(texts[last + 1:]) else texts[last:]
+    out: list[str] = []
+    for line in texts:
+        if not line:
+            continue
+        if out and out[-1][-1:] not in ".:;!?," and line[:1].isupper() and (
+                len(out[-1].split()) <= 6 or _starts_sentence(out[-1], line)):
+            out[-1] += "."  # "Rust build inputs" above "Keep these separate ..." is a heading
+        out.append(line)
+    return " ".join(out)
+
+
+# Words a comment line ending a sentence never ends on: the sentence goes on in the next line.
+_GOES_ON = frozenset({"a", "an", "the", "of", "to", "by", "for", "with", "in", "on", "at", "from", "into", "as",
+                      "and", "or", "but", "nor", "is", "are", "was", "be", "that", "than", "via", "per", "if",
+                      "when", "which", "this", "these", "its", "their", "our", "not", "so"})
+_CAPITALISED_WORD = re.compile(r"[A-Z][a-z]+\b(?![.(\[`'_])")
+
+
+def _starts_sentence(previous: str, line: str) -> bool:
+    """Whether `line` starts a new sentence after `previous`, a line with no closing punctuation: it begins
+    with a plain capitalised word (`Keep`, `This`; not `None`, `FlashInfer` or `Foo.bar`), and `previous`
+    ends on a word or a closed code span, not on one a sentence goes on after ("... used by" / "FlashInfer")."""
+    if not _CAPITALISED_WORD.match(line) or line.split()[0] in ("None", "True", "False"):
+        return False
+    if previous.split()[-1].strip("`()").lower() in _GOES_ON:
+        return False
+    return previous[-1:].isalnum() or previous.endswith(("`", ")"))
