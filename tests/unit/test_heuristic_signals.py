@@ -423,3 +423,13 @@ def test_a_changed_default_is_a_design_point_with_the_comment_that_says_why() ->
         "engine/config.py", ["    enable_chunked_prefill: bool = True"], ["    enable_chunked_prefill: bool = False"])])
     assert [d.title for d in field.decisions] == ["`enable_chunked_prefill` now defaults to `True` (was `False`)"]
     assert "whoever does not set `enable_chunked_prefill` now gets `True`" in field.decisions[0].explanation
+
+
+def test_commented_out_code_above_a_changed_default_is_not_its_why() -> None:
+    patch = ("@@ -10,2 +10,3 @@ import os\n-MAX_NUM_SEQS = 128\n+# MAX_NUM_SEQS = 512\n+MAX_NUM_SEQS = 256\n"
+             " DEFAULT_BLOCK_SIZE = 16\n")
+    ctx = PRContext(title="Raise the sequence cap", files=[FileChange(
+        path="engine/config/scheduler.py", status=FileStatus.MODIFIED, additions=2, deletions=1, patch=patch)])
+    point = heuristic_digest(ctx, Coverage(), "en").decisions[0]
+    assert point.title == "`MAX_NUM_SEQS` now defaults to `256` (was `128`)"
+    assert "comment" not in point.explanation and "now gets `256`" in point.explanation

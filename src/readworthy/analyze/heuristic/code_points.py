@@ -25,7 +25,7 @@ from itertools import zip_longest
 from ...models import Decision, FileStatus, PRContext
 from .centre import RankedDefinition
 from .comment_text import join_comment
-from .definitions import Definition
+from .definitions import Definition, is_prose
 from .renames import only_renamed
 from .shapes import COMMENT_LINE
 from .signals import CODE_KINDS, Signals
@@ -306,7 +306,8 @@ def _default_line(patch: str, name: str, value: str) -> tuple[str, str]:
                 if not prior.startswith("+") or not COMMENT_LINE.match(prior[1:]):
                     break
                 above.insert(0, COMMENT_LINE.sub("", prior[1:]).strip())
-            return text, join_comment(above)
+            why = join_comment(above)
+            return text, why if is_prose(why) else ""  # commented-out code says no why
     return "", ""
 
 

@@ -43,7 +43,8 @@ _DOC_SECTION = re.compile(r"^(?:Args|Arguments|Returns?|Raises|Yields|Parameters
                           r"|^:(?:param|return|raises|type)\b|^-{3,}$|^>>>")
 # Comments that carry no words of the author: tool directives, licence headers, separators.
 _NOT_PROSE = re.compile(r"SPDX-|Copyright|noqa|type:\s*ignore|pragma|fmt:\s*(?:on|off|skip)|pylint:|eslint-|NOLINT"
-                        r"|clang-format|mypy:|isort:|^[-=*#/~+_ ]*$", re.IGNORECASE)
+                        r"|clang-format|mypy:|isort:|^[-=*#/~+_ ]*$"
+                        r"|^[A-Za-z_][\w.\[\]]*\s*(?::\s*[\w.\[\], |]+)?\s*=[^=]", re.IGNORECASE)  # `x = 512`: code
 
 
 @dataclass
