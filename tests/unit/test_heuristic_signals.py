@@ -433,3 +433,16 @@ def test_commented_out_code_above_a_changed_default_is_not_its_why() -> None:
     point = heuristic_digest(ctx, Coverage(), "en").decisions[0]
     assert point.title == "`MAX_NUM_SEQS` now defaults to `256` (was `128`)"
     assert "comment" not in point.explanation and "now gets `256`" in point.explanation
+
+
+def test_a_removed_guard_names_the_definition_it_was_in() -> None:
+    patch = ("@@ -40,3 +40,1 @@ class Fp8LinearMethod:\n"
+             "     def create_weights(self, layer):\n"
+             "-        assert not self.group_quant, 'group quantisation is unsupported'\n"
+             "-        assert layer.bias is None\n"
+             "         self.layer = layer\n")
+    ctx = PRContext(title="Allow fp8 weights with group quantisation", files=[FileChange(
+        path="engine/quant/fp8.py", status=FileStatus.MODIFIED, additions=0, deletions=2, patch=patch)])
+    reason = heuristic_digest(ctx, Coverage(), "en").reason
+    assert "removes a guard, `assert not self.group_quant, 'group quantisation is unsupported'` in " \
+           "`Fp8LinearMethod.create_weights`" in reason

@@ -168,8 +168,8 @@ def guard_lines(lines: Iterable[str]) -> list[str]:
 def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list[tuple[str, str]]:
     """Removed assertions, raises and check macros that are not added back anywhere in the PR (moved) nor
     rewritten in the same file (a widened condition still checks its names), in code that stays: a run
-    of removed lines that deletes a whole definition is dead code going away. Each as (its line, what to
-    show): a `raise` is shown with the removed `if` it sat under, which says what was checked."""
+    of removed lines that deletes a whole definition is dead code going away. Each as (its line as written,
+    what to show): a `raise` is shown with the removed `if` it sat under, which says what was checked."""
     patterns = patterns_for(path)
     added = diff_lines(patch)[0]
     found: list[tuple[str, str]] = []
@@ -182,7 +182,7 @@ def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list
             for i, x in enumerate(run):
                 if _GUARD.match(x) and not _kept(x.strip(), added_guards, added):
                     guard = x.strip().removesuffix("(").rstrip(", ")
-                    found.append((guard, _with_condition(guard, x, run[:i])))
+                    found.append((x, _with_condition(guard, x, run[:i])))
         run = []
     return found
 
