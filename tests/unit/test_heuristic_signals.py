@@ -419,10 +419,13 @@ def test_a_changed_default_is_a_design_point_with_the_comment_that_says_why() ->
     zh = heuristic_digest(ctx, Coverage(), "zh-CN").decisions[0]
     assert zh.title == "`MAX_NUM_BATCHED_TOKENS` 的默认值改为 `8192`（原为 `2048`）"
     # a field of a config class is anchored in its class, and without a comment the point says who is affected
-    field = _digest("Enable chunked prefill", [_file(
-        "engine/config.py", ["    enable_chunked_prefill: bool = True"], ["    enable_chunked_prefill: bool = False"])])
+    patch = ("@@ -20,3 +20,3 @@ class SchedulerConfig:\n     max_num_seqs: int = 256\n"
+             "-    enable_chunked_prefill: bool = False\n+    enable_chunked_prefill: bool = True\n")
+    field = heuristic_digest(PRContext(title="Enable chunked prefill", files=[FileChange(
+        path="engine/config.py", status=FileStatus.MODIFIED, additions=1, deletions=1, patch=patch)]), Coverage(), "en")
     assert [d.title for d in field.decisions] == ["`enable_chunked_prefill` now defaults to `True` (was `False`)"]
     assert "whoever does not set `enable_chunked_prefill` now gets `True`" in field.decisions[0].explanation
+    assert "engine/config.py::SchedulerConfig" in field.decisions[0].references
 
 
 def test_commented_out_code_above_a_changed_default_is_not_its_why() -> None:
