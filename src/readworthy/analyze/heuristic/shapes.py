@@ -188,6 +188,7 @@ def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list
 
 
 _RAISE = re.compile(r"^(?:raise|throw)\s")
+CONDITION_LOOKBACK = 40  # removed lines searched above a raise for the `if` it sits under
 _IF = re.compile(r"^\s*(?:el)?if\b")
 
 
@@ -199,7 +200,8 @@ def _with_condition(guard: str, line: str, before: Sequence[str]) -> str:
     if not _RAISE.match(guard):
         return guard
     depth = len(line) - len(line.lstrip())
-    for k in range(len(before) - 1, -1, -1):
+    # the `if` is a few lines up; a bound keeps a run of thousands of removed raises linear
+    for k in range(len(before) - 1, max(-1, len(before) - 1 - CONDITION_LOOKBACK), -1):
         above = before[k]
         if above.strip() and len(above) - len(above.lstrip()) < depth:
             if above.lstrip().startswith(")"):  # the close of a condition spread over lines
