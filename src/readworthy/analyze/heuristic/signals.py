@@ -106,7 +106,6 @@ class Signals:
     new_definitions: int
     capability_flags: tuple[str, ...]
     abstractions: tuple[str, ...]
-    kernel_files: tuple[str, ...]
     code_areas: tuple[str, ...]
     repeated_change_files: int
     cosmetic_only: bool  # every readable file changed only comments or whitespace
@@ -139,7 +138,6 @@ class Signals:
     moved_code_lines: int = 0  # added lines of code that were removed elsewhere in the PR, or imports
     added_code_total: int = 0  # added non-blank, non-comment lines of code, tests and build files
     new_tests: int = 0  # new test functions
-    kernel_edits: tuple[str, ...] = ()  # existing kernel files with added lines (kernel_files: new ones too)
     new_file_code_lines: int = 0  # added lines of code in files the PR creates (not edits)
     why_comments: int = 0  # added comment lines in code that say why (because, otherwise, to avoid ...)
     test_techniques: int = 0  # added test lines that set up a technique: a fixture, a parametrisation, an oracle
@@ -317,7 +315,6 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     deleted = {"code": 0, "test": 0}
     capability: dict[str, str] = {}  # flag -> the file declaring it
     abstractions: dict[str, list[str]] = {}  # file -> its added lines declaring an abstraction
-    kernel_files: list[str] = []
     areas: dict[str, None] = {}
     code_defs: list[Definition] = []
     removed_names: set[str] = set()  # definitions removed somewhere: one added elsewhere moved, it is not new
@@ -388,8 +385,6 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                        for g, shown in shapes.removed_guards(change.patch, change.path, added_guards)]
             defaults += [Located(change.path, name, f"{old} → {new}")
                          for name, old, new in shapes.changed_defaults(plus, minus)]
-        if kind is FileKind.KERNEL and change.additions:
-            kernel_files.append(change.path)
         if kind in (FileKind.CONFIG, FileKind.BUILD) and shapes.is_version_change(plus, minus):
             version_files += 1
             exclusions += [Located(change.path, "", x.strip()) for x in plus if "!=" in x]
@@ -437,7 +432,6 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         new_definitions=sum(1 for d in new_code if d.name not in removed_names),
         capability_flags=tuple(shared_flags)[:5],
         abstractions=tuple(shared_abstractions)[:5],
-        kernel_files=tuple(kernel_files),
         code_areas=tuple(areas),
         repeated_change_files=repeated,
         cosmetic_only=readable_files > 0 and cosmetic_files == readable_files,
@@ -470,8 +464,6 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         moved_code_lines=moved_code,
         added_code_total=code_total,
         module_docs=tuple(module_docs),
-        kernel_edits=tuple(c.path for c in ctx.files if kind_of[c.path] is FileKind.KERNEL
-                           and c.status is FileStatus.MODIFIED and c.additions),
         new_file_code_lines=sum(c.additions for c in ctx.files if kind_of[c.path] in CODE_KINDS
                                 and c.status is FileStatus.ADDED),
         new_tests=sum(1 for t in test_defs if t.new and t.name.lower().startswith("test")),
