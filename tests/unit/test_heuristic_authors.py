@@ -304,3 +304,13 @@ def test_a_quote_cut_to_fit_never_ends_on_an_abbreviation() -> None:
     cut = brief(note, 140)
     assert cut == "The flag is still set, so the request never reached the scheduler at all."
     assert not brief("Keep the prefix, i.e. the image and prompt tokens, visible to every token", 40).endswith("i.e.")
+
+
+def test_a_sentence_that_only_points_elsewhere_is_not_quoted() -> None:
+    from readworthy.analyze.heuristic.authors import split_lead
+
+    assert split_lead("Push-specific (WRITE) worker logic. See module docstring.") == \
+        ("Push-specific (WRITE) worker logic", "")
+    # a pointer that says why is a sentence worth quoting
+    assert split_lead("Worker logic for push mode. See the scheduler: it cannot read the blocks here.")[1] == \
+        "See the scheduler: it cannot read the blocks here."

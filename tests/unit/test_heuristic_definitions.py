@@ -186,3 +186,26 @@ def test_comment_lines_that_are_separate_sentences_are_joined_as_sentences() -> 
     # a line opening on a name (`FlashInfer`) may be the sentence going on: left as written
     assert join_comment(["Split the batch before the all-gather in", "FlashInfer kernels expect contiguous rows"]) == \
         "Split the batch before the all-gather in FlashInfer kernels expect contiguous rows"
+
+
+def test_a_short_tail_of_a_wrapped_sentence_is_not_a_heading() -> None:
+    from readworthy.analyze.heuristic.comment_text import join_comment
+
+    # the third line is short, but it goes on ("... is" / "CUDA-only ..."): no full stop is put in
+    lines = ["Accumulate the projection directly into fp32. This avoids",
+             "materializing an fp32 copy of the weight on every step,",
+             "unlike casting both operands. `torch.mm` is",
+             "CUDA-only and supports fp32 output for fp16 inputs."]
+    assert join_comment(lines) == (
+        "Accumulate the projection directly into fp32. This avoids materializing an fp32 copy of the weight on "
+        "every step, unlike casting both operands. `torch.mm` is CUDA-only and supports fp32 output for fp16 inputs.")
+    # a short first line is a heading still
+    assert join_comment(["Rust build inputs", "Keep these apart from the sources"]) == \
+        "Rust build inputs. Keep these apart from the sources"
+
+
+def test_a_box_drawing_rule_is_a_separator_not_words() -> None:
+    from readworthy.analyze.heuristic.comment_text import join_comment
+
+    assert join_comment(["\u2500" * 40, "K/V pack variant: concatenate the key into one row"]) == \
+        "K/V pack variant: concatenate the key into one row"

@@ -42,6 +42,9 @@ _TRAILER = re.compile(r"^\s*(?:Signed-off-by|Co-authored-by|Reviewed-by|Acked-by
                       re.IGNORECASE)
 _ISSUE_ONLY = re.compile(r"^(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related|part of|see|ref)\b\W*)?"
                          r"(?:[\w.-]+/[\w.-]+)?#\d+\W*$", re.IGNORECASE)
+# A sentence that only sends the reader elsewhere ("See module docstring.", "See above for details.") says
+# nothing a design point can quote.
+_POINTER_ONLY = re.compile(r"^(?:see|refer to|cf\.?)\b(?:\s+\S+){0,5}?\s*\.?$", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"^(?:n/?a|none|tbd|todo|-+|\.+|see above|see title)\.?$", re.IGNORECASE)
 _STRING = re.compile(r"""[rfbu]{0,2}("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""", re.IGNORECASE)
 _ONLY_STRING = re.compile(r"""^\s*(?:\+\s*)?[rfbu]{0,2}(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*[,)+]*\s*$""",
@@ -133,6 +136,7 @@ def split_lead(text: str, limit: int = 140) -> tuple[str, str]:
     clipped for the title and quoted whole."""
     text = clean(text)
     sentences = [x for x in _SENTENCE_END.split(text) if x]
+    sentences = [x for x in sentences if not _POINTER_ONLY.match(x)] or sentences
     while len(sentences) > 1 and len(sentences[0].split()) < 4:
         sentences = sentences[1:]
     if not sentences:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-_RULE = re.compile(r"[-=*#~_]{3,}")
+_RULE = re.compile(r"[-=*#~_\u2500-\u257f]{3,}")  # ASCII rules and box-drawing ones (`────`)
 
 
 def join_comment(lines: list[str]) -> str:
@@ -25,10 +25,20 @@ def join_comment(lines: list[str]) -> str:
         if not line:
             continue
         if out and out[-1][-1:] not in ".:;!?," and line[:1].isupper() and (
-                len(out[-1].split()) <= 6 or _starts_sentence(out[-1], line)):
+                _heading(out) or _starts_sentence(out[-1], line)):
             out[-1] += "."  # "Rust build inputs" above "Keep these separate ..." is a heading
         out.append(line)
     return " ".join(out)
+
+
+def _heading(lines: list[str]) -> bool:
+    """Whether the last of these lines stands alone as a heading: short, capitalised, the first line or
+    one after a finished sentence, and not ending on a word a sentence goes on after. A short tail of a
+    wrapped sentence ("unlike casting both operands. `torch.mm(...)` is") is none."""
+    last = lines[-1]
+    opens = len(lines) == 1 or lines[-2][-1:] in ".:;!?"
+    return (opens and len(last.split()) <= 6 and last[:1].isupper()
+            and last.split()[-1].strip("`()").lower() not in _GOES_ON)
 
 
 # Words a comment line ending a sentence never ends on: the sentence goes on in the next line.
