@@ -352,3 +352,20 @@ def test_a_long_debate_on_a_small_change_is_deep_read() -> None:
     })
     digest = heuristic_digest(ctx, NO_COVERAGE, "en")
     assert digest.verdict is Verdict.DEEP_READ and "review discussion" in digest.reason
+
+
+def test_a_todo_the_diff_adds_is_an_open_item_with_the_lines_it_wraps_onto() -> None:
+    added = ["def copy_blocks(storage, num_blocks):",
+             "    if packed:",
+             "        # TODO (lucas): handle TP slicing for packed storage; for now",
+             "        # restrict to MLA where the cache is replicated.",
+             "        block_len = storage.nbytes() // num_blocks",
+             "        # the next comment is not part of the TODO",
+             "    return block_len"]
+    ctx = PRContext(title="Standardise the cache layout", files=[_file("vllm/cache/copy.py", added)])
+    items = heuristic_digest(ctx, NO_COVERAGE, "en").open_items
+    quoted = [x for x in items if "handle TP slicing" in x]
+    assert len(quoted) == 1
+    # the whole wrapped sentence, without the author tag, and nothing from the comment after the code
+    assert "handle TP slicing for packed storage; for now restrict to MLA where the cache is replicated." in quoted[0]
+    assert "lucas" not in quoted[0] and "next comment" not in quoted[0]

@@ -14,13 +14,14 @@ from ...models import Coverage, PRContext
 from ...pack.classify import FileKind
 from .authors import brief, clean
 from .guide import QuoteTidier
+from .comment_text import join_comment
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .wording import code_names, fit, list_sep, phrase
 
 MAX_AUDIENCE = 3
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*$|_test\.\w+$|(?:^|/)conftest\.py$")
 _CONTAINERS = frozenset({"src", "lib", "libs", "pkg", "packages", "crates", "modules", "apps", "services"})
-_TODO = re.compile(r"^(?:TODO|FIXME|HACK|XXX)\b(?:\([^)]*\))?[\s:\-]*", re.IGNORECASE)
+_TODO = re.compile(r"^(?:TODO|FIXME|HACK|XXX)\b\s*(?:\([^)]*\))?[\s:\-]*", re.IGNORECASE)
 _FOLLOW_UP = re.compile(r"^\s{0,3}(?:#{1,6}\s*|\*\*)\s*(?:follow[- ]?ups?|todo|future work|next steps|limitations|"
                         r"known issues)\b.*$", re.IGNORECASE | re.MULTILINE)
 
@@ -145,11 +146,28 @@ def _follow_ups(ctx: PRContext, sig: Signals) -> list[str]:
         patch = change.patch or ""
         if not any(marker in patch for marker in ("TODO", "FIXME", "HACK", "XXX", "todo")):
             continue
-        for line in patch.split("\n"):
-            words = _comment_words(line[1:]) if line.startswith("+") and not line.startswith("+++") else None
+        lines = patch.split("\n")
+        for i, line in enumerate(lines):
+            words = _added_comment(line)
             if words and _TODO.match(words) and len(words.split()) >= 4:
-                found.append(_TODO.sub("", words).strip())
+                found.append(join_comment([_TODO.sub("", words).strip(), *_continuation(lines[i + 1:])]))
     return list(dict.fromkeys(found))
+
+
+def _added_comment(line: str) -> str | None:
+    return _comment_words(line[1:]) if line.startswith("+") and not line.startswith("+++") else None
+
+
+def _continuation(lines: list[str], most: int = 4) -> list[str]:
+    """The comment lines a TODO wraps onto ("handle TP slicing for X; for now" / "restrict to MLA ..."):
+    added comment lines straight after it, up to a blank one, code, or the next TODO."""
+    out: list[str] = []
+    for line in lines[:most]:
+        words = _added_comment(line)
+        if not words or _TODO.match(words):
+            break
+        out.append(words)
+    return out
 
 
 def open_items(ctx: PRContext, sig: Signals, coverage: Coverage, language: str) -> list[str]:
