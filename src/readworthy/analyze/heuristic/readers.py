@@ -13,8 +13,8 @@ from collections import Counter
 from ...models import Coverage, PRContext
 from ...pack.classify import FileKind
 from .authors import brief, clean
-from .guide import QuoteTidier
 from .comment_text import join_comment
+from .guide import QuoteTidier
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .wording import code_names, fit, list_sep, phrase
 
