@@ -209,3 +209,21 @@ def test_a_box_drawing_rule_is_a_separator_not_words() -> None:
 
     assert join_comment(["\u2500" * 40, "K/V pack variant: concatenate the key into one row"]) == \
         "K/V pack variant: concatenate the key into one row"
+
+
+def test_an_edit_inside_a_docstring_sentence_is_quoted_from_the_sentence_start() -> None:
+    patch = (
+        "@@ -31,8 +31,9 @@ def _log(n):\n"
+        " def features(sig):\n"
+        '     """The facts the model weighs: one feature a fact. A fact that another feature already\n'
+        "     carries (test functions beside test\n"
+        "-    lines, an edited kernel beside any kernel) is left out.\n"
+        "+    lines, code in new files beside a new package) is left out. Where code lives is left out\n"
+        '+    on principle. It must not buy a closer read."""\n'
+        "     added = 1\n"
+    )
+    d = next(d for d in file_definitions(FileChange(path="model.py", patch=patch)).definitions
+             if d.qualname == "features")
+    assert d.doc_new == ("A fact that another feature already carries (test functions beside test lines, code in new "
+                         "files beside a new package) is left out. Where code lives is left out on principle. It must "
+                         "not buy a closer read.")

@@ -57,3 +57,18 @@ def _starts_sentence(previous: str, line: str) -> bool:
     if previous.split()[-1].strip("`()").lower() in _GOES_ON:
         return False
     return previous[-1:].isalnum() or previous.endswith(("`", ")"))
+
+
+_SENTENCE_START = re.compile(r"[.!?]\s+(?=[A-Z`])")
+_SENTENCE_STOP = re.compile(r"[.!?](?=\s|$)")
+
+
+def whole_sentences(text: str, part: str) -> str:
+    """`part` of `text` widened to whole sentences: an edit to a docstring often starts or stops inside a
+    sentence whose other half is an unchanged line ("lines, code in new files ... is left out")."""
+    at = text.find(part)
+    if at < 0 or not part:
+        return part
+    starts = [m.end() for m in _SENTENCE_START.finditer(text, 0, at + 1)]
+    stop = _SENTENCE_STOP.search(text, max(at, at + len(part) - 1))
+    return text[starts[-1] if starts else 0: stop.end() if stop else len(text)]

@@ -24,7 +24,7 @@ from ...enclosing import Enclosing
 from ...hunk_header import parse_hunk_header
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
-from .comment_text import join_comment
+from .comment_text import join_comment, whole_sentences
 
 _HASH_EXT = frozenset({"py", "pyi", "pyx", "sh", "bash", "rb", "pl", "jl", "cmake", "yaml", "yml", "toml", "mk"})
 _SLASH_EXT = frozenset({"c", "cc", "cpp", "cxx", "h", "hh", "hpp", "cu", "cuh", "hip", "cl", "metal", "m", "mm", "rs",
@@ -367,6 +367,7 @@ class _FileReader:
         if text and (not d.doc or (self.docstring_added and not d.doc_added)):
             d.doc, d.doc_added, d.doc_kind = text, self.docstring_added, "docstring"
             new = " ".join(x.strip() for x in self.docstring_new if x.strip())
+            new = whole_sentences(text, new)
             d.doc_new = new if self.docstring_added and new != text else ""
         self.docstring_new = []
 
