@@ -68,6 +68,8 @@ def test_code_names_are_wrapped_and_prose_is_not() -> None:
     ("cached in ~/.cache/readworthy/a.json", "~/.cache/readworthy/a.json"),
     ("the runner in vllm/…/gpu_model_runner.py", "vllm/…/gpu_model_runner.py"),
     ("读取 /tmp/a/b.json 失败", "/tmp/a/b.json"),
+    ("owners and .github/readworthy.yml areas", ".github/readworthy.yml"),
+    ("the (.github/workflows/ci.yml) file", ".github/workflows/ci.yml"),
 ])
 def test_paths_are_wrapped_whole(text: str, path: str) -> None:
     """A path from a root, or with `…` for a shortened part, is one code span: never /`tmp/…` (issue 23)."""

@@ -30,7 +30,8 @@ _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`\[\]()\\]+", re.IGNORECASE)
 _MENTION = re.compile(r"(?<![A-Za-z0-9])@+(?=[A-Za-z0-9])")
 _MENTION_TAIL = re.compile(r"(?<![A-Za-z0-9])@+$")
 _CROSS_REF = re.compile(r"\b[A-Za-z0-9][\w.-]*/[\w.-]+#\d+\b")
-_CANDIDATE = re.compile(r"[A-Za-z_][\w./:…-]*(?:\(\))?")
+# A dot-led name (`.github/x.yml`, `.venv/bin`) starts at its dot, or the dot would be left outside the span.
+_CANDIDATE = re.compile(r"(?:(?<![\w.])\.)?[A-Za-z_][\w./:…-]*(?:\(\))?")
 # A path from a root (`/tmp/x/52385.json`, `./src/a.py`, `../a/b`, `~/.cache/x`), which _CANDIDATE alone
 # would start after the slash (rendering "/`tmp/…`"); `…` stands for a shortened part of a path.
 _ROOTED_PATH = re.compile(r"(?<![\w./…~])(?:~|\.{1,2})?/[A-Za-z0-9_.…-]+(?:/[A-Za-z0-9_.…-]+)*/?")

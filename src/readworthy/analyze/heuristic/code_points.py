@@ -26,22 +26,17 @@ from ...models import Decision, FileStatus, PRContext
 from .centre import RankedDefinition
 from .comment_text import join_comment
 from .definitions import Definition, is_prose
+from .line_conditions import balanced, condition_of
 from .renames import only_renamed
 from .shapes import COMMENT_LINE
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase
 
-_IF = re.compile(r"^\s*(?:\}\s*)?(?P<kw>if|elif|else\s+if|while|unless)\b\s*(?P<cond>.+?)\s*(?::|\{|;?\s*then|do)?\s*$")
-_CHECK = re.compile(r"^\s*(?P<kw>assert|(?:STD_)?TORCH_CHECK\w*|CHECK\w*|debug_assert\w*!?|assert\w*!|"
-                    r"TORCH_INTERNAL_ASSERT)\s*\(?(?P<cond>.+?)\)?\s*;?\s*$")
-_BOOL_ASSIGN = re.compile(r"^\s*(?:(?:let|const|auto|bool|var)\s+)?(?P<kw>[\w.]+)\s*(?::\s*bool\s*)?=(?!=)\s*"
-                          r"(?P<cond>.*(?:\band\b|\bor\b|&&|\|\||==|!=|\bnot\b|\bis\b|\bin\b|[<>]=?).*?)\s*;?\s*$")
 _GATE_NAME = re.compile(r"^_*(?:can_\w+|supports?_\w+|\w*_supported|is_supported\w*|\w*unsupported_reason\w*"
                         r"|\w*_is_supported|should_use_\w+|use_\w+_if_\w+|validate\w*|check_\w*supported\w*)$",
                         re.IGNORECASE)
 _REFUSES = re.compile(r"^\s*(?:return\s+(?:False|false|None|\"|'|f\"|f')|raise\b|throw\b|bail!|return\s+Err)")
 _WS = re.compile(r"\s+")
-_OPEN_END = re.compile(r"(?:&&|\|\||\band|\bor|[-+*/%,\\(&|^<>=!])\s*$")
 # Code no other reader builds on: benchmarks, examples, scripts.
 _NOT_SHARED = re.compile(r"(?:^|/)(?:benchmarks?|examples?|scripts?|tools|docs?)/")
 SMALL_REPLACEMENT = 3  # lines on each side: a check rewritten in place, not a block rewritten
@@ -63,53 +58,6 @@ class CodePoint:
 def _code(text: str) -> str:
     text = _WS.sub(" ", text.strip()).replace("`", "'")
     return text if len(text) <= MAX_CODE_LEN else text[: MAX_CODE_LEN - 1] + "…"
-
-
-def _shape(line: str) -> tuple[str, str] | None:
-    """(what kind of condition, the condition) of one line of code, or None."""
-    stripped = line.strip()
-    if stripped.startswith(("#", "//", "/*", "*")):
-        return None
-    for pattern in (_IF, _CHECK, _BOOL_ASSIGN):
-        m = pattern.match(line)
-        if m is None:
-            continue
-        cond = m.group("cond").strip()
-        if pattern is _CHECK:  # `CHECK(cond, "message")`: the condition, not its message
-            cond = _first_argument(cond)
-        elif pattern is _IF and cond.startswith("(") and cond.endswith(")") and _balanced(cond[1:-1]):
-            cond = cond[1:-1].strip()  # `if (cond) {`
-        # a condition that goes on over the next lines (`if (a and`, `a &&`) is not one to quote
-        if len(cond.strip("() ")) >= 3 and _balanced(cond) and not _OPEN_END.search(cond):
-            kw = _WS.sub(" ", m.group("kw"))
-            return ("if" if kw in ("if", "elif", "else if") else kw), cond
-    return None
-
-
-def _first_argument(text: str) -> str:
-    depth = 0
-    quote = ""
-    for i, c in enumerate(text):
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "\"'":
-            quote = c
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            return text[:i].strip()
-    return text.strip().removesuffix(")").strip() if depth < 0 else text.strip()
-
-
-def _balanced(text: str) -> bool:
-    depth = 0
-    for c in text:
-        depth += (c in "([{") - (c in ")]}")
-        if depth < 0:
-            return False
-    return depth == 0
 
 
 @dataclass(frozen=True)
@@ -144,14 +92,14 @@ def replacements(patch: str, path: str) -> list[Replacement]:
         used: set[int] = set()
         for j in range(start, i):
             text = lines[j][1:]
-            new = _shape(text)
+            new = condition_of(text, path)
             if new is None:
                 continue
             new_body, body_kept = _body(lines, j, "+")
             candidates = []
             for k in range(first, start):
                 old_text = lines[k][1:]
-                old = _shape(old_text)
+                old = condition_of(old_text, path)
                 if k in used or old is None or old[0] != new[0] or old[1] == new[1] \
                         or _indent(old_text) != _indent(text):
                     continue
@@ -228,7 +176,7 @@ def _body(lines: Sequence[str], at: int, side: str) -> tuple[str, bool]:
         text = raw[1:]
         if not text.strip() or text.strip().startswith(("#", "//")):
             continue
-        if _indent(text) > depth and _shape(text) is None and _balanced(text):
+        if _indent(text) > depth and condition_of(text) is None and balanced(text):
             return text.strip(), raw[0] == " "
         return "", False
     return "", False
@@ -322,7 +270,7 @@ def gate_points(sig: Signals, language: str) -> list[CodePoint]:
         code = d.added_code
         for i, line in enumerate(code[1:], 1):
             if _REFUSES.match(line):
-                shape = _shape(code[i - 1])
+                shape = condition_of(code[i - 1], d.path)
                 if shape and shape[0] == "if":
                     refusals.append(_code(shape[1]))
         callers = [file_label(p, sig) for p in r.caller_files]

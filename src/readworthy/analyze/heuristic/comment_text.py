@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import re
 
+_HASH_EXT = frozenset({"py", "pyi", "pyx", "sh", "bash", "rb", "pl", "jl", "cmake", "yaml", "yml", "toml", "mk"})
+_SLASH_EXT = frozenset({"c", "cc", "cpp", "cxx", "h", "hh", "hpp", "cu", "cuh", "hip", "cl", "metal", "m", "mm", "rs",
+                        "go", "java", "kt", "scala", "js", "jsx", "ts", "tsx", "mjs", "cjs", "swift", "cs", "proto",
+                        "dart", "zig", "php"})
 _RULE = re.compile(r"[-=*#~_\u2500-\u257f]{3,}")  # ASCII rules and box-drawing ones (`────`)
 
 
@@ -72,3 +76,11 @@ def whole_sentences(text: str, part: str) -> str:
     starts = [m.end() for m in _SENTENCE_START.finditer(text, 0, at + 1)]
     stop = _SENTENCE_STOP.search(text, max(at, at + len(part) - 1))
     return text[starts[-1] if starts else 0: stop.end() if stop else len(text)]
+
+
+def comment_syntax(path: str) -> tuple[bool, bool]:
+    """(whether `#` starts a comment, whether `//` and `/* */` do) in a file, by its name."""
+    base = path.rsplit("/", 1)[-1]
+    ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
+    docker = base.startswith(("Dockerfile", "Makefile")) or ext in ("dockerfile", "hcl", "tf")
+    return ext in _HASH_EXT or docker, ext in _SLASH_EXT or ext in ("hcl", "tf")

@@ -24,12 +24,8 @@ from ...enclosing import Enclosing
 from ...hunk_header import parse_hunk_header
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
-from .comment_text import join_comment, whole_sentences
+from .comment_text import comment_syntax, join_comment, whole_sentences
 
-_HASH_EXT = frozenset({"py", "pyi", "pyx", "sh", "bash", "rb", "pl", "jl", "cmake", "yaml", "yml", "toml", "mk"})
-_SLASH_EXT = frozenset({"c", "cc", "cpp", "cxx", "h", "hh", "hpp", "cu", "cuh", "hip", "cl", "metal", "m", "mm", "rs",
-                        "go", "java", "kt", "scala", "js", "jsx", "ts", "tsx", "mjs", "cjs", "swift", "cs", "proto",
-                        "dart", "zig", "php"})
 _TYPE_LINE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+|export\s+|default\s+|abstract\s+|template\s*<[^>]*>\s*)*"
                         r"(?:class|struct|trait|interface|enum|union|type\s+\w+\s+(?:struct|interface)|message|service)\b")
 # Decorators of jitted GPU functions; one whose name ends in "kernel" is what a launch starts at.
@@ -121,12 +117,8 @@ class _FileReader:
     def __init__(self, change: FileChange) -> None:
         self.path = change.path
         self.patterns = patterns_for(change.path)
-        base = change.path.rsplit("/", 1)[-1]
-        ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
-        docker = base.startswith(("Dockerfile", "Makefile")) or ext in ("dockerfile", "hcl", "tf")
-        self.hash_comments = ext in _HASH_EXT or docker
-        self.slash_comments = ext in _SLASH_EXT or ext in ("hcl", "tf")
-        self.python = ext in ("py", "pyi", "pyx")
+        self.hash_comments, self.slash_comments = comment_syntax(change.path)
+        self.python = change.path.lower().endswith((".py", ".pyi", ".pyx"))
         # a decorator above a hunk is unseen: in a file of jitted kernels, `*_kernel` names are kernels
         self.gpu_file = "@triton.jit" in (change.patch or "") or "tl.program_id" in (change.patch or "")
         self.found: dict[str, Definition] = {}

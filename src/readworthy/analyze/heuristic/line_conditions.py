@@ -1,0 +1,110 @@
+"""What one line of code states as a condition: an `if`/`while` test, a check (`assert`, `TORCH_CHECK`), or
+a boolean assigned to a name, so that an edit to it can be shown as "the condition changes from ... to ...".
+"""
+
+from __future__ import annotations
+
+import re
+
+from .comment_text import comment_syntax
+
+_IF = re.compile(r"^\s*(?:\}\s*)?(?P<kw>if|elif|else\s+if|while|unless)\b\s*(?P<cond>.+?)\s*(?::|\{|;?\s*then|do)?\s*$")
+_CHECK = re.compile(r"^\s*(?P<kw>assert|(?:STD_)?TORCH_CHECK\w*|CHECK\w*|debug_assert\w*!?|assert\w*!|"
+                    r"TORCH_INTERNAL_ASSERT)\s*\(?(?P<cond>.+?)\)?\s*;?\s*$")
+_BOOL_ASSIGN = re.compile(r"^\s*(?:(?:let|const|auto|bool|var)\s+)?(?P<kw>[\w.]+)\s*(?::\s*bool\s*)?=(?!=)\s*"
+                          r"(?P<cond>.*(?:\band\b|\bor\b|&&|\|\||==|!=|\bnot\b|\bis\b|\bin\b|[<>]=?).*?)\s*;?\s*$")
+_BOOL_OPERATOR = re.compile(r"\band\b|\bor\b|&&|\|\||==|!=|\bnot\b|\bis\b|\bin\b|[<>]=?")
+_WS = re.compile(r"\s+")
+_OPEN_END = re.compile(r"(?:&&|\|\||\band|\bor|[-+*/%,\\(&|^<>=!])\s*$")
+
+
+def condition_of(line: str, path: str = "") -> tuple[str, str] | None:
+    """(what kind of condition, the condition) of one line of code, or None; with the file's `path`, a
+    comment after the code is not part of it (`//` is floor division in Python, a comment in C)."""
+    stripped = line.strip()
+    if stripped.startswith(("#", "//", "/*", "*")):
+        return None
+    line = _without_trailing_comment(line, *comment_syntax(path))  # `if x:  # why` tests `x`
+    for pattern in (_IF, _CHECK, _BOOL_ASSIGN):
+        m = pattern.match(line)
+        if m is None:
+            continue
+        cond = m.group("cond").strip()
+        if pattern is _CHECK:  # `CHECK(cond, "message")`: the condition, not its message
+            cond = _first_argument(cond)
+        elif pattern is _IF and cond.startswith("(") and cond.endswith(")") and balanced(cond[1:-1]):
+            cond = cond[1:-1].strip()  # `if (cond) {`
+        elif pattern is _BOOL_ASSIGN and not _BOOL_OPERATOR.search(_surface(cond)):
+            continue  # `x = f(a < b, "<p>")`: the operator is an argument's, the value is not a condition
+        # a condition that goes on over the next lines (`if (a and`, `a &&`) is not one to quote
+        if len(cond.strip("() ")) >= 3 and balanced(cond) and not _OPEN_END.search(cond):
+            kw = _WS.sub(" ", m.group("kw"))
+            return ("if" if kw in ("if", "elif", "else if") else kw), cond
+    return None
+
+
+def _first_argument(text: str) -> str:
+    depth = 0
+    quote = ""
+    for i, c in enumerate(text):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            return text[:i].strip()
+    return text.strip().removesuffix(")").strip() if depth < 0 else text.strip()
+
+
+def balanced(text: str) -> bool:
+    depth = 0
+    for c in text:
+        depth += (c in "([{") - (c in ")]}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _scan(text: str) -> list[tuple[int, str, int, bool]]:
+    """(index, character, bracket depth, inside a string literal) for each character of a line."""
+    out = []
+    depth, quote, escaped = 0, "", False
+    for i, c in enumerate(text):
+        inside = bool(quote)
+        if quote:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == quote:
+                quote = ""
+        elif c in "\"'`":
+            quote, inside = c, True
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        out.append((i, c, depth, inside))
+    return out
+
+
+def _surface(cond: str) -> str:
+    """The condition without string literals and bracketed parts, one pair of brackets around all of it
+    taken off first: what its own operators are."""
+    while cond.startswith("(") and cond.endswith(")") and balanced(cond[1:-1]):
+        cond = cond[1:-1].strip()
+    return "".join(c for _, c, depth, inside in _scan(cond) if depth == 0 and not inside and c not in ")]}")
+
+
+def _without_trailing_comment(line: str, hash_comments: bool, slash_comments: bool) -> str:
+    """The line without a comment after its code (outside string literals)."""
+    for i, c, _, inside in _scan(line):
+        if inside or i == 0 or not line[i - 1].isspace():
+            continue
+        if (hash_comments and c == "#") or (slash_comments and line.startswith("//", i)):
+            return line[:i].rstrip()
+    return line
