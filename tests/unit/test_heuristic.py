@@ -369,3 +369,15 @@ def test_a_todo_the_diff_adds_is_an_open_item_with_the_lines_it_wraps_onto() -> 
     # the whole wrapped sentence, without the author tag, and nothing from the comment after the code
     assert "handle TP slicing for packed storage; for now restrict to MLA where the cache is replicated." in quoted[0]
     assert "lucas" not in quoted[0] and "next comment" not in quoted[0]
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_tests_beside_more_configuration_are_not_called_test_only(language: str) -> None:
+    workflow = ["name: readworthy", "on:", "  pull_request:", *[f"    step{i}: run {i}" for i in range(40)]]
+    tests = [line for i in range(5) for line in (f"def test_{i}():", f"    assert load({i})")]
+    ctx = PRContext(title="Example workflows", files=[
+        _file("examples/readworthy-pr.yml", workflow, status=FileStatus.ADDED),
+        _file("tests/unit/test_examples.py", tests, status=FileStatus.ADDED)])
+    reason = heuristic_digest(ctx, NO_COVERAGE, language).reason
+    assert "43" in reason  # the configuration's added lines are named beside the tests'
+    assert ("Test-only" not in reason and "Tests only" not in reason) if language == "en" else "只改动测试" not in reason

@@ -265,13 +265,22 @@ def _reason(sig: Signals, verdict: Verdict, est: Estimate, language: str) -> str
                   findings=text)
 
 
+def _config_lines(sig: Signals) -> int:
+    """Lines added to configuration files (workflows, YAML, TOML ...); images and lock files are not counted."""
+    return sum(r.change.additions for r in sig.ranked if r.kind is FileKind.CONFIG)
+
+
 def _shape_reason(sig: Signals, verdict: Verdict, language: str) -> str | None:
     if verdict is Verdict.DEEP_READ or _substance(sig):
         return None
     skip = verdict is Verdict.SKIP
     if sig.kinds.get(FileKind.DOCS) and sig.only(FileKind.DOCS, *_SUPPORT_KINDS):
+        if _config_lines(sig) > sig.added_doc_lines:  # mostly configuration or examples: not "docs only"
+            return phrase(language, "docs_config", lines=sig.added_doc_lines, other=_config_lines(sig))
         return phrase(language, "docs_small" if skip else "docs_substantial", lines=sig.added_doc_lines)
     if sig.kinds.get(FileKind.TEST) and sig.only(FileKind.TEST, *_SUPPORT_KINDS):
+        if _config_lines(sig) > sig.added_test_lines:
+            return phrase(language, "tests_config", lines=sig.added_test_lines, other=_config_lines(sig))
         return phrase(language, "tests_small" if skip else "tests_substantial", lines=sig.added_test_lines)
     if not any(sig.kinds.get(k) for k in (FileKind.SOURCE, FileKind.KERNEL, FileKind.TEST, FileKind.DOCS)) \
             and sig.only(FileKind.BUILD, *_SUPPORT_KINDS) and not sig.build_stages:

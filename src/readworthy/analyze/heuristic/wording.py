@@ -32,6 +32,11 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "removal": "Removes code ({deleted} lines) without adding any: note what went away.",
         "tests_substantial": "Test-only change ({lines} added line{ls}): skim it for the testing technique.",
         "tests_small": "Tests only ({lines} added line{ls}); no product code changes.",
+        # most of the lines are configuration or example files beside the tests or docs: not "only" either
+        "tests_config": "Tests ({lines} added line{ls}) beside configuration or example files ({other} added "
+                        "lines); no product code changes.",
+        "docs_config": "Documentation ({lines} added line{ls}) beside configuration or example files ({other} added "
+                       "lines); no product code changes.",
         "build_substantial": "CI/build-only change ({lines} added line{ls}): skim it for the mechanism.",
         "build_small": "Build or CI settings only ({lines} added line{ls}); no product code changes.",
         "tiny_fix": "A {lines}-line code change with no test and no new definition: the title says what changed.",
@@ -180,6 +185,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "removal": "删除代码（{deleted} 行）且没有新增：记住删掉了什么即可。",
         "tests_substantial": "只改动测试（新增 {lines} 行）：可快速浏览其中的测试技巧。",
         "tests_small": "只改动测试（新增 {lines} 行），产品代码没有改动。",
+        "tests_config": "改动测试（新增 {lines} 行）和配置或示例文件（新增 {other} 行），产品代码没有改动。",
+        "docs_config": "改动文档（新增 {lines} 行）和配置或示例文件（新增 {other} 行），产品代码没有改动。",
         "build_substantial": "只改动 CI/构建（新增 {lines} 行）：可快速浏览其中的机制。",
         "build_small": "只改动构建或 CI 配置（新增 {lines} 行），产品代码没有改动。",
         "tiny_fix": "只改了 {lines} 行代码，没有新测试也没有新定义，看标题就知道改了什么。",
@@ -300,7 +307,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
 
 LIST_SEPARATOR: Mapping[str, str] = {"en": ", ", "zh-CN": "、"}
 # Counts written with the language's grouping; other numbers (issue numbers, percentages) stay as they are.
-_COUNT_KEYS = frozenset({"n", "lines", "deleted", "seen", "total", "u", "tests"})
+_COUNT_KEYS = frozenset({"n", "lines", "deleted", "seen", "total", "u", "tests", "other"})
 
 
 def count(language: str, n: int) -> str:
