@@ -153,6 +153,22 @@ def test_a_tests_only_pr_names_its_technique(language: str) -> None:
     assert digest.start_reading == ["tests/kernels/test_block_copy.py::test_copy_matches_reference"]
 
 
+def _tests_with(body: list[str]) -> FileChange:
+    return _added("tests/unit/test_loader.py", ["import pytest", "", "def test_loader_reads_the_cache(monkeypatch):",
+                                                 *body, "    assert load_cache() == {}"])
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_stand_in_is_named_and_an_environment_variable_is_not_one(language: str) -> None:
+    from readworthy.analyze.heuristic.kind_points import test_points
+
+    patched = test_points([_tests_with(["    monkeypatch.setattr(loader, 'fetch', lambda url: b'{}')"])], language)
+    assert "`monkeypatch.setattr`" in _text(patched)
+    # setting an environment variable configures the code under test; it replaces no object
+    configured = test_points([_tests_with(["    monkeypatch.setenv('CACHE_DIR', '/tmp/x')"])], language)
+    assert "setenv" not in _text(configured)
+
+
 DOCS = _added("docs/design/prefix_cache.md", [
     "# Prefix caching", "", "## Why blocks are evicted by last access", "",
     "Blocks are kept in a heap keyed by their last access step.",

@@ -36,7 +36,7 @@ _PARAMETRIZE = re.compile(r"^\s*@pytest\.mark\.parametrize\(\s*[\"']([^\"']+)[\"
 _COMPARE = re.compile(r"\b(?:torch\.testing\.assert_close|assert_close|torch\.allclose|np\.testing\.assert_\w+"
                       r"|assert_allclose|torch\.equal)\b")
 _REFERENCE = re.compile(r"\b(\w*(?:ref|reference|naive|golden|baseline|expected)\w*)\s*\(", re.IGNORECASE)
-_STAND_IN = re.compile(r"\b(monkeypatch\.setattr|monkeypatch\.setenv|mock\.patch\w*|patch\.object|patch\(|MagicMock"
+_STAND_IN = re.compile(r"\b(monkeypatch\.setattr|mock\.patch\w*|patch\.object|patch\(|MagicMock"
                        r"|SimpleNamespace|create_autospec)\b")
 MAX_NAMES = 3
 
