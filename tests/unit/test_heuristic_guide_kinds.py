@@ -214,3 +214,15 @@ def test_areas_are_the_directories_that_hold_most_of_the_change() -> None:
                "vllm/model_executor/layers/fused_moe/config.py": 90, "vllm/model_executor/models/llama.py": 10,
                "vllm/lora/layers/base.py": 30, "vllm/lora/utils.py": 5, "vllm/envs.py": 3}
     assert areas_of(weights) == ["vllm/model_executor/layers/fused_moe/", "vllm/lora/layers/", "vllm/"]
+
+
+def test_a_docs_rule_is_a_whole_sentence_not_the_tail_of_an_unchanged_one() -> None:
+    from readworthy.analyze.heuristic.kind_points import stated_rule
+
+    # the first added line finishes a sentence that starts on an unchanged line; the last one stops mid-sentence
+    change = _added("README.md", [
+        "later runs. v1 runs a prebuilt image pinned by digest, so it must be pulled and never built on your runner.",
+        "Always pin the action by its full commit SHA: a tag can be moved after you reviewed it.",
+        "Every release must never skip the digest of its image, because a runner that should only"])
+    assert stated_rule(change) == \
+        "Always pin the action by its full commit SHA: a tag can be moved after you reviewed it."

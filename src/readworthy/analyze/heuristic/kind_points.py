@@ -82,7 +82,8 @@ def stated_rule(change: FileChange) -> str:
     best, score = "", 0
     for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z`])", _plain(text)):
         words = len(sentence.split())
-        if not 6 <= words <= 45:
+        # added lines may start or stop inside a sentence whose rest is unchanged text: not a sentence to quote
+        if not 6 <= words <= 45 or sentence[:1].islower() or not sentence.rstrip().endswith((".", "!", "?", "。")):
             continue
         hits = len(_RULE_WORDS.findall(sentence))
         if hits > score:
