@@ -259,6 +259,18 @@ def test_a_refusal_in_other_words_is_a_fail_fast_check() -> None:
     assert "refuses unsupported configurations loudly" in digest.reason, digest.reason
 
 
+
+def test_go_refuses_by_returning_an_error() -> None:
+    code = ["\tif c.Compression == \"zstd\" && !c.Streaming {",
+            "\t\treturn nil, fmt.Errorf(\"compression %q is not supported without streaming\", c.Compression)",
+            "\t}"]
+    patch = "@@ -30,3 +30,6 @@ func NewWriter(c Config) (*Writer, error) {\n" + "\n".join(f"+{x}" for x in code)
+    change = FileChange(path="pkg/store/writer.go", status=FileStatus.MODIFIED, additions=3, deletions=0,
+                        patch=patch)
+    digest = _digest("store: zstd needs streaming", [change])
+    assert "refuses unsupported configurations loudly" in digest.reason, digest.reason
+
+
 def test_new_methods_with_conventional_names_are_a_template_filled_in() -> None:
     from readworthy.analyze.heuristic.signals import TEMPLATE_MIN_DEFINITIONS
     from readworthy.analyze.heuristic.verdict_model import features

@@ -53,7 +53,9 @@ _UNSUPPORTED = re.compile(r"not (?:yet )?supported|unsupported|not compatible|in
                           r"|only supports?|(?:does not|doesn't|do not|don't) support|can(?:not|'t) be used with"
                           r"|is not available|not implemented for", re.IGNORECASE)
 _NOT_ENGINE = re.compile(r"(?:^|/)(?:benchmarks?|examples?|scripts?|tools|docs?)/")
-_REFUSAL = re.compile(r"^\s*(?:raise\s+\w*(?:Error|Exception)|throw\s|TORCH_CHECK|panic!|bail!)")
+# Go refuses by returning an error (`return nil, fmt.Errorf(...)`), not by raising.
+_REFUSAL = re.compile(r"^\s*(?:raise\s+\w*(?:Error|Exception)|throw\s|TORCH_CHECK|panic!|bail!"
+                      r"|return\s+(?:[\w.&{}]+,\s*)*(?:fmt\.Errorf|errors\.New)\()")
 BULK_FILES = 50  # this many tiny added files of one type in one directory are data, not code
 BULK_MAX_LINES = 5
 NEW_PACKAGE_FILES = 5  # a new directory with this many added files is a package of its own
