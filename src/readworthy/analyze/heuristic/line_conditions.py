@@ -11,9 +11,9 @@ from .comment_text import comment_syntax
 _IF = re.compile(r"^\s*(?:\}\s*)?(?P<kw>if|elif|else\s+if|while|unless)\b\s*(?P<cond>.+?)\s*(?::|\{|;?\s*then|do)?\s*$")
 _CHECK = re.compile(r"^\s*(?P<kw>assert|(?:STD_)?TORCH_CHECK\w*|CHECK\w*|debug_assert\w*!?|assert\w*!|"
                     r"TORCH_INTERNAL_ASSERT)\s*\(?(?P<cond>.+?)\)?\s*;?\s*$")
-_BOOL_ASSIGN = re.compile(r"^\s*(?:(?:let|const|auto|bool|var)\s+)?(?P<kw>[\w.]+)\s*(?::\s*bool\s*)?=(?!=)\s*"
-                          r"(?P<cond>.*(?:\band\b|\bor\b|&&|\|\||==|!=|\bnot\b|\bis\b|\bin\b|[<>]=?).*?)\s*;?\s*$")
 _BOOL_OPERATOR = re.compile(r"\band\b|\bor\b|&&|\|\||==|!=|\bnot\b|\bis\b|\bin\b|[<>]=?")
+_BOOL_ASSIGN = re.compile(r"^\s*(?:(?:let|const|auto|bool|var)\s+)?(?P<kw>[\w.]+)\s*(?::\s*bool\s*)?=(?!=)\s*"
+                          rf"(?P<cond>.*(?:{_BOOL_OPERATOR.pattern}).*?)\s*;?\s*$")
 _WS = re.compile(r"\s+")
 _OPEN_END = re.compile(r"(?:&&|\|\||\band|\bor|[-+*/%,\\(&|^<>=!])\s*$")
 
@@ -93,8 +93,8 @@ def _scan(text: str) -> list[tuple[int, str, int, bool]]:
 
 
 def _surface(cond: str) -> str:
-    """The condition without string literals and bracketed parts, one pair of brackets around all of it
-    taken off first: what its own operators are."""
+    """The condition without string literals and bracketed parts (brackets around all of it taken off
+    first): what is left holds its own operators."""
     while cond.startswith("(") and cond.endswith(")") and balanced(cond[1:-1]):
         cond = cond[1:-1].strip()
     return "".join(c for _, c, depth, inside in _scan(cond) if depth == 0 and not inside and c not in ")]}")
