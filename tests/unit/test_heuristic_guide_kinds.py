@@ -226,3 +226,18 @@ def test_a_docs_rule_is_a_whole_sentence_not_the_tail_of_an_unchanged_one() -> N
         "Every release must never skip the digest of its image, because a runner that should only"])
     assert stated_rule(change) == \
         "Always pin the action by its full commit SHA: a tag can be moved after you reviewed it."
+
+
+@pytest.mark.parametrize(("call", "oracle"), [
+    ("    assert out == ref_copy_blocks(pool)", "ref_copy_blocks"),
+    ("    assert out == naiveAttention(q)", "naiveAttention"),
+    # "ref" inside another word is no reference implementation
+    ("    assert name.removeprefix('v') == '1.2'", None),
+    ("    assert cache.refresh(key) is None", None),
+])
+def test_an_oracle_is_a_call_named_for_a_reference_not_one_containing_the_letters(call: str, oracle: str | None) -> None:
+    from readworthy.analyze.heuristic.kind_points import test_points
+
+    change = _added("tests/unit/test_cache.py", ["def test_cache_matches():", "    out = run()", call])
+    text = _text(test_points([change], "en"))
+    assert (f"`{oracle}`" in text) if oracle else ("oracle" not in text.lower()), text

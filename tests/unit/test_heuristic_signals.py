@@ -461,3 +461,18 @@ def test_a_removed_guard_names_the_definition_it_was_in() -> None:
     reason = heuristic_digest(ctx, Coverage(), "en").reason
     assert "removes a guard, `assert not self.group_quant, 'group quantisation is unsupported'` in " \
            "`Fp8LinearMethod.create_weights`" in reason
+
+
+def test_a_variable_named_capability_declares_no_capability_flag() -> None:
+    user = _file("engine/loader.py", ["def load(cfg, capability):",
+                                      "    if capability < cfg.get_min_capability():",
+                                      "        raise ValueError('this GPU is not supported by the quantization method')"])
+    declared = _digest("Minimum capability", [user, _file("engine/quant.py", [
+        "class Fp8Config(QuantizationConfig):", "    @classmethod", "    def get_min_capability(cls) -> int:",
+        "        return 89"])])
+    assert "`get_min_capability`" in declared.reason, declared.reason
+    # the same names held in variables declare nothing
+    plain = _digest("Collect flags", [user, _file("engine/quant.py", [
+        "def collect(files):", "    capability: dict[str, str] = {}", "    get_min_capability = 89",
+        "    return capability"])])
+    assert "capability flags" not in plain.reason, plain.reason

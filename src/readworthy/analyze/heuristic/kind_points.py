@@ -35,7 +35,10 @@ _SCOPE = re.compile(r"scope\s*=\s*[\"'](\w+)[\"']")
 _PARAMETRIZE = re.compile(r"^\s*@pytest\.mark\.parametrize\(\s*[\"']([^\"']+)[\"']")
 _COMPARE = re.compile(r"\b(?:torch\.testing\.assert_close|assert_close|torch\.allclose|np\.testing\.assert_\w+"
                       r"|assert_allclose|torch\.equal)\b")
-_REFERENCE = re.compile(r"\b(\w*(?:ref|reference|naive|golden|baseline|expected)\w*)\s*\(", re.IGNORECASE)
+# A call whose name has a reference word as one of its parts (`ref_copy_blocks`, `torch_ref`, `naiveAttention`),
+# not inside another word (`removeprefix`).
+_REFERENCE = re.compile(r"\b((?:[A-Za-z0-9]+_)*(?:ref|reference|naive|golden|baseline|expected)(?:_\w+|[A-Z]\w*)?"
+                        r"|(?:[a-z]\w*?)?(?:Ref|Reference|Naive|Golden|Baseline|Expected)(?:[A-Z_]\w*)?)\s*\(")
 _STAND_IN = re.compile(r"\b(monkeypatch\.setattr|mock\.patch\w*|patch\.object|patch\(|MagicMock"
                        r"|SimpleNamespace|create_autospec)\b")
 MAX_NAMES = 3

@@ -25,9 +25,11 @@ MECHANICAL_KINDS = frozenset({FileKind.GENERATED, FileKind.LOCK, FileKind.VENDOR
 CODE_KINDS = frozenset({FileKind.SOURCE, FileKind.KERNEL})
 _DEFINITION_KINDS = CODE_KINDS | {FileKind.BUILD, FileKind.TEST}
 # A capability flag being *declared* (def/fn/attribute/assignment), not merely called.
+# A name with "capability" in it is a declaration only as a function (`def get_min_capability`): a variable
+# called `capability` holds one, it declares nothing.
 _CAPABILITY = re.compile(
     r"(?:\b(?:def|fn)\s+|^\s*(?:self\.)?)(supports?_\w+|\w+_supported|is_\w+_(?:available|enabled|supported)"
-    r"|has_\w+_support|can_\w+|\w*capabilit\w*)\s*(?:\(|:|=(?!=)|->)"
+    r"|has_\w+_support|can_\w+)\s*(?:\(|:|=(?!=)|->)|\b(?:def|fn)\s+(\w*capabilit\w*)\s*\("
 )
 _ABSTRACTION = re.compile(
     r"^\s*(?:class\s+\w+\s*\([^)]*\b(?:ABC|Protocol|Generic|ABCMeta)\b|@(?:abc\.)?abstractmethod"
@@ -379,7 +381,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                 # cheap substring tests first: these regexes run on every added line of a huge PR
                 if any(w in line for w in _CAPABILITY_WORDS) and (m := _CAPABILITY.search(line)) \
                         and not shapes.COMMENT_LINE.match(line) and not _READ_BACK.match(line, m.end()):
-                    capability.setdefault(m.group(1), change.path)
+                    capability.setdefault(m.group(1) or m.group(2), change.path)
                 if any(w in line for w in _ABSTRACTION_WORDS) and _ABSTRACTION.match(line):
                     abstractions.setdefault(change.path, []).append(line)
         if kind in CODE_KINDS | {FileKind.BUILD, FileKind.CONFIG} and change.status is not FileStatus.REMOVED:
