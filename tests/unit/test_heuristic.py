@@ -381,3 +381,15 @@ def test_tests_beside_more_configuration_are_not_called_test_only(language: str)
     reason = heuristic_digest(ctx, NO_COVERAGE, language).reason
     assert "43" in reason  # the configuration's added lines are named beside the tests'
     assert ("Test-only" not in reason and "Tests only" not in reason) if language == "en" else "只改动测试" not in reason
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_pr_without_code_is_never_a_code_change_of_zero_lines(language: str) -> None:
+    ctx = PRContext(title="Switch the test model", files=[
+        _file("CONTRIBUTING.md", ["Run the real-model tests with `pip install -e .[e2e]`."]),
+        _file("tests/e2e/test_real_model.py", ["MODEL = 'gemma'", "def test_model_loads():", "    assert load(MODEL)"],
+              ["MODEL = 'smollm2'"])])
+    reason = heuristic_digest(ctx, NO_COVERAGE, language).reason
+    assert "0 line" not in reason and "0 行" not in reason, reason
+    assert ("changes no product code (3 added lines of tests)" in reason) if language == "en" \
+        else ("没有改动产品代码（测试新增 3 行）" in reason), reason

@@ -382,6 +382,8 @@ def _size(sig: Signals) -> Finding:
     # the wording counts code and tests apart: "a small code change (705 lines)" misled when 690 were tests
     lines = sig.added_code_lines + sig.deleted_code_lines - sig.deleted_test_lines
     key = "small_fix" if sig.added_code_lines <= SMALL_FIX_LINES and not sig.new_definitions else "code_change"
+    if lines <= 0 and not sig.new_definitions:  # "a code change (0 lines)" says what is not there
+        key = "no_code"
     values: dict[str, object] = {"lines": lines}
     if sig.added_test_lines:
         key += "_tests"
