@@ -241,3 +241,17 @@ def test_an_oracle_is_a_call_named_for_a_reference_not_one_containing_the_letter
     change = _added("tests/unit/test_cache.py", ["def test_cache_matches():", "    out = run()", call])
     text = _text(test_points([change], "en"))
     assert (f"`{oracle}`" in text) if oracle else ("oracle" not in text.lower()), text
+
+
+def test_a_reference_is_an_oracle_only_when_the_result_is_checked_against_it() -> None:
+    from readworthy.analyze.heuristic.kind_points import test_points
+
+    checked = _added("tests/kernels/test_copy.py", [
+        "def test_copy_matches():", "    expected = ref_copy_blocks(pool)", "    out = copy_blocks(pool)",
+        "    torch.testing.assert_close(out, expected)"])
+    assert "`ref_copy_blocks`" in _text(test_points([checked], "en"))
+    # a helper named `ref` that is only called (a test server resolving a git ref) checks nothing
+    unchecked = _added("tests/servers/test_refs.py", [
+        "def test_default_branch_resolves():", "    head = server.ref(repo, 'main') if name == 'main' else None",
+        "    server.publish(head)"])
+    assert "oracle" not in _text(test_points([unchecked], "en")).lower()

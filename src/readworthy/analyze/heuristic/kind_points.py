@@ -183,7 +183,8 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
                   "file": params[0][0].path.rsplit("/", 1)[-1]}
         out.append(_point(language, "k_parametrize", values, [d for d, _ in params][:2]))
     # the oracle: a reference implementation the result is compared with, or the comparison itself
-    oracles = [(d, line) for d in defs for line in d.body if _COMPARE.search(line) or _REFERENCE.search(line)]
+    oracles = [(d, line) for d in defs for i, line in enumerate(d.body)
+               if _COMPARE.search(line) or (_REFERENCE.search(line) and _compared(line, d.body[i + 1:]))]
     if oracles:
         d, line = next(((x, y) for x, y in oracles if _REFERENCE.search(y)), oracles[0])
         reference, compare = _REFERENCE.search(line), _COMPARE.search(line)
@@ -199,6 +200,23 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
                                                                 language), "file": d.path.rsplit("/", 1)[-1]}
         out.append(_point(language, "k_stand_in", values, list(dict.fromkeys(x for x, _ in stand_ins))[:2]))
     return out[:3]
+
+
+_ASSIGNED = re.compile(r"^\s*(\w+)\s*=[^=]")
+_CHECKS = re.compile(r"\bassert\w*|\bexpect\(")
+
+
+def _compared(line: str, later: list[str]) -> bool:
+    """Whether what this line computes is checked: on the line itself (`assert out == ref(x)`), or through
+    the name it is assigned to (`expected = ref(x)` ... `assert_close(out, expected)`). A call that is never
+    checked (a test server's `self.ref(name)`) is no oracle."""
+    if _CHECKS.search(line) or _COMPARE.search(line):
+        return True
+    assigned = _ASSIGNED.match(line)
+    if assigned is None:
+        return False
+    name = re.compile(rf"\b{assigned.group(1)}\b")
+    return any(name.search(x) and (_CHECKS.search(x) or _COMPARE.search(x)) for x in later)
 
 
 def new_tests(changes: list[FileChange]) -> list[str]:
