@@ -388,6 +388,8 @@ def _size(sig: Signals) -> Finding:
     if sig.added_test_lines:
         key += "_tests"
         values["tests"] = sig.added_test_lines
+    if key == "no_code_tests":
+        values = {"lines": sig.added_test_lines}
     return Finding(key, values)
 
 
