@@ -30,6 +30,9 @@ def test_conditions_are_read_without_what_follows_them(line: str, path: str, exp
     '    text = _sub_tags(_KEPT_TAG_RE, lambda m: f"<{m.group(1)}>", text)',
     '    s = "a == b"',
     "    limit = min(a, b < c)",
+    # a conditional expression chooses a value; it is no condition
+    '    seen = " diff:full" if c.path in full else ""',
+    '  const mode = x > 0 ? "fast" : "slow";',
     "    # if this is a comment",
 ])
 def test_an_assignment_whose_operators_are_not_its_own_is_no_condition(line: str) -> None:

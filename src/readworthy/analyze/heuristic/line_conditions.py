@@ -14,6 +14,7 @@ _CHECK = re.compile(r"^\s*(?P<kw>assert|(?:STD_)?TORCH_CHECK\w*|CHECK\w*|debug_a
 _BOOL_OPERATOR = re.compile(r"\band\b|\bor\b|&&|\|\||==|!=|\bnot\b|\bis\b|\bin\b|[<>]=?")
 _BOOL_ASSIGN = re.compile(r"^\s*(?:(?:let|const|auto|bool|var)\s+)?(?P<kw>[\w.]+)\s*(?::\s*bool\s*)?=(?!=)\s*"
                           rf"(?P<cond>.*(?:{_BOOL_OPERATOR.pattern}).*?)\s*;?\s*$")
+_CHOICE = re.compile(r"\bif\b.*\belse\b|\?.*:")  # a conditional expression picks a value; it is no condition
 _WS = re.compile(r"\s+")
 _OPEN_END = re.compile(r"(?:&&|\|\||\band|\bor|[-+*/%,\\(&|^<>=!])\s*$")
 
@@ -34,8 +35,9 @@ def condition_of(line: str, path: str = "") -> tuple[str, str] | None:
             cond = _first_argument(cond)
         elif pattern is _IF and cond.startswith("(") and cond.endswith(")") and balanced(cond[1:-1]):
             cond = cond[1:-1].strip()  # `if (cond) {`
-        elif pattern is _BOOL_ASSIGN and not _BOOL_OPERATOR.search(_surface(cond)):
-            continue  # `x = f(a < b, "<p>")`: the operator is an argument's, the value is not a condition
+        elif pattern is _BOOL_ASSIGN and (not _BOOL_OPERATOR.search(_surface(cond)) or _CHOICE.search(_surface(cond))):
+            # `x = f(a < b, "<p>")`: the operator is an argument's; `x = a if c in s else b`: a choice of values
+            continue
         # a condition that goes on over the next lines (`if (a and`, `a &&`) is not one to quote
         if len(cond.strip("() ")) >= 3 and balanced(cond) and not _OPEN_END.search(cond):
             kw = _WS.sub(" ", m.group("kw"))
