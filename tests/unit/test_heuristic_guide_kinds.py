@@ -255,3 +255,23 @@ def test_a_reference_is_an_oracle_only_when_the_result_is_checked_against_it() -
         "def test_default_branch_resolves():", "    head = server.ref(repo, 'main') if name == 'main' else None",
         "    server.publish(head)"])
     assert "oracle" not in _text(test_points([unchecked], "en")).lower()
+
+
+def test_a_rule_in_a_list_item_is_quoted_without_its_bullet() -> None:
+    from readworthy.analyze.heuristic.kind_points import stated_rule
+
+    change = _added("CHANGELOG.md", ["- Rendered comments must pass GitHub's own Markdown parser before they are posted."])
+    assert stated_rule(change) == "Rendered comments must pass GitHub's own Markdown parser before they are posted."
+
+
+def test_a_test_parametrised_twice_is_named_once() -> None:
+    from readworthy.analyze.heuristic.kind_points import test_points
+
+    change = _added("tests/unit/test_render.py", [
+        "import pytest", "",
+        '@pytest.mark.parametrize("attack", ["<img>", "@someone"])',
+        '@pytest.mark.parametrize("language", ["en", "zh-CN"])',
+        "def test_hostile_answer_is_harmless(attack, language):",
+        "    assert render(attack, language).safe"])
+    text = _text(test_points([change], "en"))
+    assert text.count("`test_hostile_answer_is_harmless`") == 1, text

@@ -26,6 +26,7 @@ _RST_RULE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
 _RULE_WORDS = re.compile(r"\b(?:must|should|never|always|only|do not|don't|required|recommended|avoid|prefer"
                          r"|instead of|rather than|make sure|note that|important)\b", re.IGNORECASE)
 _MARKUP = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[([^\]]*)\]\([^)]*\)|<[^>]+>|[*_]{1,2}(?=\w)|(?<=\w)[*_]{1,2}")
+_LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")  # a list item's bullet is not part of its sentence
 _DOC_EXT = re.compile(r"\.(?:md|markdown|rst|txt|adoc)$", re.IGNORECASE)
 _ASSET_EXT = re.compile(r"\.(?:png|svg|jpe?g|gif|webp)$", re.IGNORECASE)
 
@@ -80,7 +81,8 @@ def headings(change: FileChange) -> list[str]:
 
 def stated_rule(change: FileChange) -> str:
     """The added sentence that states a rule most plainly (normative words, a reasonable length)."""
-    text = " ".join(line.strip() for line in _added(change) if line.strip() and not _MD_HEADING.match(line)
+    text = " ".join(_LIST_MARKER.sub("", line.strip()) for line in _added(change)
+                    if line.strip() and not _MD_HEADING.match(line)
                     and not line.strip().startswith(("```", "|", "<", "!", ".. ")))
     best, score = "", 0
     for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z`])", _plain(text)):
@@ -179,7 +181,8 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
     params = [(d, m.group(1)) for d in defs for mark in d.marks if (m := _PARAMETRIZE.match(mark))]
     if params:
         axes = list(dict.fromkeys(a.strip() for _, p in params for a in p.split(",") if a.strip()))
-        values = {"axes": code_names(axes, 4, language), "names": code_names([d.name for d, _ in params], 2, language),
+        names = list(dict.fromkeys(d.name for d, _ in params))  # two parametrize marks on one test: named once
+        values = {"axes": code_names(axes, 4, language), "names": code_names(names, 2, language),
                   "file": params[0][0].path.rsplit("/", 1)[-1]}
         out.append(_point(language, "k_parametrize", values, [d for d, _ in params][:2]))
     # the oracle: a reference implementation the result is compared with, or the comparison itself
