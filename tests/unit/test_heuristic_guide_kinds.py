@@ -235,7 +235,8 @@ def test_a_docs_rule_is_a_whole_sentence_not_the_tail_of_an_unchanged_one() -> N
     ("    assert name.removeprefix('v') == '1.2'", None),
     ("    assert cache.refresh(key) is None", None),
 ])
-def test_an_oracle_is_a_call_named_for_a_reference_not_one_containing_the_letters(call: str, oracle: str | None) -> None:
+def test_an_oracle_is_a_call_named_for_a_reference_not_one_containing_the_letters(call: str,
+                                                                                  oracle: str | None) -> None:
     from readworthy.analyze.heuristic.kind_points import test_points
 
     change = _added("tests/unit/test_cache.py", ["def test_cache_matches():", "    out = run()", call])
@@ -260,8 +261,8 @@ def test_a_reference_is_an_oracle_only_when_the_result_is_checked_against_it() -
 def test_a_rule_in_a_list_item_is_quoted_without_its_bullet() -> None:
     from readworthy.analyze.heuristic.kind_points import stated_rule
 
-    change = _added("CHANGELOG.md", ["- Rendered comments must pass GitHub's own Markdown parser before they are posted."])
-    assert stated_rule(change) == "Rendered comments must pass GitHub's own Markdown parser before they are posted."
+    change = _added("CHANGELOG.md", ["- Rendered comments must pass GitHub's Markdown parser before they are posted."])
+    assert stated_rule(change) == "Rendered comments must pass GitHub's Markdown parser before they are posted."
 
 
 def test_a_test_parametrised_twice_is_named_once() -> None:

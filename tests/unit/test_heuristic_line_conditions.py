@@ -17,7 +17,8 @@ from readworthy.analyze.heuristic.line_conditions import condition_of
     ('  if (n == count("#")) {', "a.cc", ("if", 'n == count("#")')),
     ("    x = y.count('#') > 2  # more than two", "a.py", ("x", "y.count('#') > 2")),
     # a boolean assigned to a name is a condition
-    ("    update = kk > 0 && packedMax == topK[0].compVal;", "topk.cuh", ("update", "kk > 0 && packedMax == topK[0].compVal")),
+    ("    update = kk > 0 && packedMax == topK[0].compVal;", "topk.cuh",
+     ("update", "kk > 0 && packedMax == topK[0].compVal")),
     ("    ok = (a and b)", "a.py", ("ok", "(a and b)")),
     ("    flag = not self.enabled", "a.py", ("flag", "not self.enabled")),
 ])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.analyze.heuristic.analyzer import judgement
 from readworthy.analyze.heuristic.signals import measure
@@ -246,28 +248,25 @@ def test_a_docs_pr_adding_a_section_is_worth_a_skim_and_a_typo_fix_is_not() -> N
     assert typo.verdict is Verdict.SKIP
 
 
-def test_a_refusal_in_other_words_is_a_fail_fast_check() -> None:
-    code = ["        head_dtype = getattr(base_layer, 'head_dtype', None)",
-            "        if head_dtype is not None and head_dtype != dtype:",
-            "            raise ValueError(",
-            "                'A head dtype other than the model dtype is not yet supported with LoRA.'",
-            "            )"]
-    patch = "@@ -45,3 +45,8 @@ class LogitsWithLoRA(BaseLayer):\n" + "\n".join(f"+{x}" for x in code)
-    change = FileChange(path="engine/lora/logits.py", status=FileStatus.MODIFIED, additions=5, deletions=0,
-                        patch=patch)
-    digest = _digest("Support an fp32 head", [change])
-    assert "refuses unsupported configurations loudly" in digest.reason, digest.reason
-
-
-
-def test_go_refuses_by_returning_an_error() -> None:
-    code = ["\tif c.Compression == \"zstd\" && !c.Streaming {",
-            "\t\treturn nil, fmt.Errorf(\"compression %q is not supported without streaming\", c.Compression)",
-            "\t}"]
-    patch = "@@ -30,3 +30,6 @@ func NewWriter(c Config) (*Writer, error) {\n" + "\n".join(f"+{x}" for x in code)
-    change = FileChange(path="pkg/store/writer.go", status=FileStatus.MODIFIED, additions=3, deletions=0,
-                        patch=patch)
-    digest = _digest("store: zstd needs streaming", [change])
+@pytest.mark.parametrize(("path", "header", "code"), [
+    # a refusal in other words ("not yet supported")
+    ("engine/lora/logits.py", "class LogitsWithLoRA(BaseLayer):",
+     ["        head_dtype = getattr(base_layer, 'head_dtype', None)",
+      "        if head_dtype is not None and head_dtype != dtype:",
+      "            raise ValueError(",
+      "                'A head dtype other than the model dtype is not yet supported with LoRA.'",
+      "            )"]),
+    # Go refuses by returning an error, not by raising
+    ("pkg/store/writer.go", "func NewWriter(c Config) (*Writer, error) {",
+     ["\tif c.Compression == \"zstd\" && !c.Streaming {",
+      "\t\treturn nil, fmt.Errorf(\"compression %q is not supported without streaming\", c.Compression)",
+      "\t}"]),
+])
+def test_a_refusal_of_an_unsupported_configuration_is_a_fail_fast_check(path: str, header: str,
+                                                                         code: list[str]) -> None:
+    patch = f"@@ -45,3 +45,{3 + len(code)} @@ {header}\n" + "\n".join(f"+{x}" for x in code)
+    change = FileChange(path=path, status=FileStatus.MODIFIED, additions=len(code), deletions=0, patch=patch)
+    digest = _digest("Refuse what is not supported", [change])
     assert "refuses unsupported configurations loudly" in digest.reason, digest.reason
 
 
