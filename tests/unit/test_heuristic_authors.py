@@ -314,3 +314,10 @@ def test_a_sentence_that_only_points_elsewhere_is_not_quoted() -> None:
     # a pointer that says why is a sentence worth quoting
     assert split_lead("Worker logic for push mode. See the scheduler: it cannot read the blocks here.")[1] == \
         "See the scheduler: it cannot read the blocks here."
+
+
+def test_an_ellipsis_ends_no_sentence() -> None:
+    from readworthy.analyze.heuristic.authors import split_lead
+
+    title, rest = split_lead("Output lines: `name=value` or the heredoc form `name<<DELIM` ... `DELIM`.")
+    assert title == "Output lines: `name=value` or the heredoc form `name<<DELIM` ... `DELIM`" and rest == ""

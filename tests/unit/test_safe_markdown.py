@@ -78,6 +78,17 @@ def test_paths_are_wrapped_whole(text: str, path: str) -> None:
     assert out.count("`") == 2
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("$GITHUB_OUTPUT lines: name=value", "`$GITHUB_OUTPUT` lines"),
+    ("set $HOME first", "set `$HOME` first"),
+    # a price or a lower-case word after a dollar stays prose
+    ("costs $5 a month", "costs $5 a month"),
+    ("the $x variable", "the $x variable"),
+])
+def test_a_shell_variable_is_one_code_span_with_its_dollar(text: str, expected: str) -> None:
+    assert expected in sm.inline(text, 400)
+
+
 @pytest.mark.parametrize("text", ["a 1/2 ratio", "and/or", "TP/PP", "w/o tests", "/tmp alone"])
 def test_slashes_in_prose_stay_prose(text: str) -> None:
     assert "`" not in sm.inline(f"x {text}", 200)

@@ -30,8 +30,9 @@ _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`\[\]()\\]+", re.IGNORECASE)
 _MENTION = re.compile(r"(?<![A-Za-z0-9])@+(?=[A-Za-z0-9])")
 _MENTION_TAIL = re.compile(r"(?<![A-Za-z0-9])@+$")
 _CROSS_REF = re.compile(r"\b[A-Za-z0-9][\w.-]*/[\w.-]+#\d+\b")
-# A dot-led name (`.github/x.yml`, `.venv/bin`) starts at its dot, or the dot would be left outside the span.
-_CANDIDATE = re.compile(r"(?:(?<![\w.])\.)?[A-Za-z_][\w./:…-]*(?:\(\))?")
+# A dot-led name (`.github/x.yml`) or a shell variable (`$GITHUB_OUTPUT`) starts at its dot or dollar, or that
+# character would be left outside the span.
+_CANDIDATE = re.compile(r"(?:(?<![\w.$])[.$])?[A-Za-z_][\w./:…-]*(?:\(\))?")
 # A path from a root (`/tmp/x/52385.json`, `./src/a.py`, `../a/b`, `~/.cache/x`), which _CANDIDATE alone
 # would start after the slash (rendering "/`tmp/…`"); `…` stands for a shortened part of a path.
 _ROOTED_PATH = re.compile(r"(?<![\w./…~])(?:~|\.{1,2})?/[A-Za-z0-9_.…-]+(?:/[A-Za-z0-9_.…-]+)*/?")
@@ -125,6 +126,8 @@ def escape_text(text: str) -> str:
 
 
 def _looks_like_code(token: str) -> bool:
+    if token.startswith("$"):  # `$GITHUB_OUTPUT`: a variable is code when its name is
+        return _looks_like_code(token[1:]) or token[1:].isupper()
     if token.startswith(("/", "~/", "./", "../")):
         # From a root: `/a/b`, `/a.py` or any `./`, `../`, `~/` path; a lone `/word` stays prose.
         return not token.startswith("/") or token.count("/") >= 2 or bool(_FILE_EXT.search(token))

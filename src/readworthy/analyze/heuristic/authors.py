@@ -53,8 +53,9 @@ _MESSAGE_CALL = re.compile(r"\b(?:raise|throw|panic!|bail!|TORCH_CHECK|assert|(?
                            r"|warn\w*|error|return|reason)\b", re.IGNORECASE)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 # A sentence ends at . ! ? before a capital or a code name, but not after "e.g." and its kin.
-_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bcf\.)(?<![\s(:]\d\.)(?<=[.!?])\s+"
-                           r"(?=[A-Z`\"']|[a-z]\w*_\w|[a-z]\w*\()")
+# an abbreviation, a list number or an ellipsis ("`a` ... `b`") ends no sentence
+_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bcf\.)(?<![\s(:]\d\.)(?<!\.\.\.)"
+                           r"(?<=[.!?])\s+(?=[A-Z`\"']|[a-z]\w*_\w|[a-z]\w*\()")
 # "`LastAccessEvictor` (new, `x.py`): a min-heap ..." - a bullet that labels what it describes.
 _LABEL = re.compile(r"^`?(?P<name>[A-Za-z_][\w.]*)(?:\(\))?`?\s*+(?:\([^)]{0,80}\)\s*+)?(?::|—|–|-)\s+(?P<text>\S.*)$")
 _RST_CODE = re.compile(r"``([^`]+)``")
