@@ -5,6 +5,7 @@ a boolean assigned to a name, so that an edit to it can be shown as "the conditi
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from .comment_text import comment_syntax
 
@@ -35,8 +36,7 @@ def condition_of(line: str, path: str = "") -> tuple[str, str] | None:
             cond = _first_argument(cond)
         elif pattern is _IF and cond.startswith("(") and cond.endswith(")") and balanced(cond[1:-1]):
             cond = cond[1:-1].strip()  # `if (cond) {`
-        elif pattern is _BOOL_ASSIGN and (not _BOOL_OPERATOR.search(_surface(cond)) or _CHOICE.search(_surface(cond))):
-            # `x = f(a < b, "<p>")`: the operator is an argument's; `x = a if c in s else b`: a choice of values
+        elif pattern is _BOOL_ASSIGN and not _own_condition(cond):
             continue
         # a condition that goes on over the next lines (`if (a and`, `a &&`) is not one to quote
         if len(cond.strip("() ")) >= 3 and balanced(cond) and not _OPEN_END.search(cond):
@@ -71,9 +71,8 @@ def balanced(text: str) -> bool:
     return depth == 0
 
 
-def _scan(text: str) -> list[tuple[int, str, int, bool]]:
+def _scan(text: str) -> Iterator[tuple[int, str, int, bool]]:
     """(index, character, bracket depth, inside a string literal) for each character of a line."""
-    out = []
     depth, quote, escaped = 0, "", False
     for i, c in enumerate(text):
         inside = bool(quote)
@@ -90,8 +89,14 @@ def _scan(text: str) -> list[tuple[int, str, int, bool]]:
             depth += 1
         elif c in ")]}":
             depth -= 1
-        out.append((i, c, depth, inside))
-    return out
+        yield i, c, depth, inside
+
+
+def _own_condition(value: str) -> bool:
+    """Whether an assigned value is a condition by its own operators: not `f(a < b, "<p>")` (the operator is
+    an argument's) and not `a if c in s else b` (a conditional expression picks a value)."""
+    surface = _surface(value)
+    return bool(_BOOL_OPERATOR.search(surface)) and not _CHOICE.search(surface)
 
 
 def _surface(cond: str) -> str:
@@ -104,6 +109,8 @@ def _surface(cond: str) -> str:
 
 def _without_trailing_comment(line: str, hash_comments: bool, slash_comments: bool) -> str:
     """The line without a comment after its code (outside string literals)."""
+    if not ((hash_comments and "#" in line) or (slash_comments and "//" in line)):
+        return line  # the common case, without a walk over the line
     for i, c, _, inside in _scan(line):
         if inside or i == 0 or not line[i - 1].isspace():
             continue
