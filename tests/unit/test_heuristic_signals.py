@@ -475,3 +475,23 @@ def test_a_variable_named_capability_declares_no_capability_flag() -> None:
         "def collect(files):", "    capability: dict[str, str] = {}", "    get_min_capability = 89",
         "    return capability"])])
     assert "capability flags" not in plain.reason, plain.reason
+
+
+def test_a_revert_title_settles_skip_only_for_a_diff_that_backs_something_out() -> None:
+    feature = ["class PrefixCache:", "    def __init__(self, size):", "        self.size = size",
+               "    def lookup(self, key):", "        return self.table.get(key)"]
+    disguised = _digest("Revert the old cache", [_file("engine/cache.py", feature, status=FileStatus.ADDED)])
+    assert disguised.verdict is not Verdict.SKIP and "backed out" not in disguised.reason, disguised.reason
+    backed_out = _digest("Revert the old cache", [_file("engine/cache.py", ["    return None"], feature)])
+    assert backed_out.verdict is Verdict.SKIP and "backed out" in backed_out.reason, backed_out.reason
+
+
+def test_a_security_title_alone_raises_no_verdict_and_is_said_as_a_claim() -> None:
+    for change in ([_file("engine/a.py", ["    return 2"], ["    return 1"])],
+                   [_file("engine/b.py", ["def scale(values, factor):",
+                                          *[f"    values[{i}] *= factor" for i in range(30)], "    return values"],
+                          status=FileStatus.ADDED)]):
+        plain, claimed = _digest("Scale values", change), _digest("[Security] Scale values", change)
+        assert claimed.verdict is plain.verdict, (plain.reason, claimed.reason)
+    # where the reason lists what the PR does, the title's claim is said as a claim
+    assert "called a security change" in claimed.reason and "adds no security check" in claimed.reason, claimed.reason

@@ -59,7 +59,7 @@ NEW_PACKAGE_SHARE = 0.5  # most of the added code sits in brand-new directories
 GUARD_SHOWN_CHARS = 110  # a removed guard is quoted whole when it fits: its condition says what was checked
 DOC_SECTION_LINES = 20  # a new docs heading with this many added lines is a section that explains something
 # Findings about what the change does, named first in the reason (size and counts come after).
-_RUBRIC_FIRST = ("security", "hidden_logic", "issue_analysis", "debate", "discussion_heavy")
+_RUBRIC_FIRST = ("security", "security_claimed", "hidden_logic", "issue_analysis", "debate", "discussion_heavy")
 # Model features -> the finding that names them in the reason.
 _FINDING_OF = {"interface": "interface", "capability": "capability", "fail_fast": "fail_fast",
                "build_stages": "build_graph",
@@ -173,15 +173,23 @@ def _rubric(sig: Signals, verdict: Verdict) -> Verdict:
     pattern every future implementation follows) and a tests-only PR bringing a new testing technique are
     at least skim, and so is a docs PR that adds a section (not a typo or a link); a long review discussion and a
     debate (changes requested, two or more people) each raise it a level."""
-    if sig.analysed_issues or (sig.security and sig.fail_fast):
+    if sig.analysed_issues or (_security(sig) and sig.fail_fast):
         return Verdict.DEEP_READ
     level = _ORDER.index(verdict)
     contract = bool(sig.implemented or sig.abstractions)  # an interface other code implements: never a skip
-    if sig.security or contract or _drop_with_shared_edits(sig) or _new_test_technique(sig) or _new_doc_section(sig):
+    if _security(sig) or contract or _drop_with_shared_edits(sig) or _new_test_technique(sig) \
+            or _new_doc_section(sig):
         level = max(level, 1)
     level += (sig.discussion.comments >= 25) + bool(sig.discussion.changes_requested
                                                     and len(sig.discussion.participants) >= 2)
     return _ORDER[min(level, 2)]
+
+
+def _security(sig: Signals) -> bool:
+    """A security change the diff shows: a security word inside a check it adds, or an advisory it names
+    (CVE-…, GHSA-…). "Security" in the title or description alone is PR text anyone can write: it is said
+    in the reason, it does not raise the verdict."""
+    return sig.security_in_code or any(w.upper().startswith(("CVE", "GHSA")) for w in sig.security)
 
 
 def _drop_with_shared_edits(sig: Signals) -> bool:
@@ -212,7 +220,15 @@ def _guard_matters(sig: Signals) -> bool:
 
 def _substance(sig: Signals) -> bool:
     """Signs that a PR of a routine shape changes behaviour: then no shortcut may call it routine."""
-    return bool(_guard_matters(sig) or sig.changed_defaults or sig.security or sig.hidden_logic
+    return bool(_guard_matters(sig) or sig.changed_defaults or _security(sig) or sig.hidden_logic
+                or sig.analysed_issues)
+
+
+def _substance_in_diff(sig: Signals) -> bool:
+    """What keeps a mechanical shape (a repeated edit, renames) from settling skip: facts the diff or its
+    linked issues show, and code changed beside a bump's pins (the repeated pins are not the whole PR). A
+    "security" title alone describes the PR; it cannot make a mechanical edit less mechanical."""
+    return bool(_guard_matters(sig) or sig.changed_defaults or _security(sig) or sig.hidden_logic
                 or sig.analysed_issues)
 
 
@@ -224,11 +240,14 @@ def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | Non
         if sig.bulk_files:
             return "bulk_data", {"n": sig.bulk_files}
         return "mechanical_only", {"n": sig.files_total}
-    if sig.is_revert and not sig.analysed_issues:
+    # "Revert" is PR text anyone can write: it settles skip only when the diff looks like a back-out (it deletes
+    # at least as much as it adds and defines nothing new), so new code titled a revert is judged on its code
+    if sig.is_revert and not sig.analysed_issues and sig.deleted_lines >= sig.added_lines \
+            and not sig.new_definitions:
         return "revert", {}
     if sig.version_only:
         return ("version_exclusion" if sig.excludes_version else "version_only"), {}
-    if _substance(sig):  # a bump with code beside the pin is judged by that code, not as churn
+    if _substance_in_diff(sig):  # a repeated edit that also drops a guard or changes a default is no churn
         return None
     if sig.repeated_change_files and sig.new_definitions <= sig.repeated_change_files // 10:
         return "repeated", {"n": sig.repeated_change_files}
@@ -350,7 +369,8 @@ def _available(sig: Signals, language: str) -> dict[str, Finding]:
     if sig.build_stages:
         out["build_graph"] = Finding("build_graph", {"names": code_names(sig.build_stages, 3, language)})
     if sig.security:
-        out["security"] = Finding("security", {"words": code_names(sig.security, 2, language)})
+        out["security" if _security(sig) else "security_claimed"] = Finding(
+            "security" if _security(sig) else "security_claimed", {"words": code_names(sig.security, 2, language)})
     if sig.hidden_logic:
         out["hidden_logic"] = Finding("hidden_logic", {"paths": code_names(
             [x.rsplit("/", 1)[-1] for x in sig.hidden_logic], 2, language)})

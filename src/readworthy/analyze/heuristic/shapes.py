@@ -58,6 +58,7 @@ _SECURITY_SPECIFIC = (r"\bCVE-\d{4}-\d{3,}|\bGHSA-[\w-]+|trust_remote_code|\bvul
 _SECURITY_TITLE = re.compile(_SECURITY_SPECIFIC + r"|\bsecurity\b|untrusted|\bauth(?:entication|orization)?\b"
                              r"|saniti[sz]\w*\s+(?:user|input|path|url|file|html|prompt|request)\w*", re.IGNORECASE)
 _SECURITY_PROSE = re.compile(_SECURITY_SPECIFIC, re.IGNORECASE)
+_CHECK_OR_REFUSAL = re.compile(r"^\s*(?:if|elif|assert|raise|throw|unless|TORCH_CHECK|return\s+Err|bail!|panic!)\b")
 # In code the words must sit in a check: `trust_remote_code` is passed around by ordinary code.
 _SECURITY_CODE = re.compile(r"(?P<w>\bCVE-\d{4}-\d{3,}|weights_only\s*=\s*True|shell\s*=\s*False)|"
                             r"^\s*(?:if|elif|assert|raise|unless|TORCH_CHECK)\b.*\b(?P<v>trust_remote_code|untrusted)\b",
@@ -335,6 +336,9 @@ def security_words(title: str, prose: Iterable[str], code_lines: Iterable[str]) 
         if any(w in line for w in ("CVE", "trust_remote", "weights_only", "shell", "untrusted")):
             for m in _SECURITY_CODE.finditer(line):
                 keep(m.group("w") or m.group("v"))
+        if _CHECK_OR_REFUSAL.match(line):  # a check or refusal naming the attack (`raise ... path traversal`)
+            for m in _SECURITY_PROSE.finditer(line):
+                keep(m.group(0))
     return list(found)
 
 

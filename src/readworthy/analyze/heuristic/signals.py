@@ -125,6 +125,7 @@ class Signals:
     removed_guards: tuple[Located, ...] = ()
     changed_defaults: tuple[Located, ...] = ()  # text: "old → new"
     security: tuple[str, ...] = ()
+    security_in_code: bool = False  # a security word inside a check the diff adds, not only in the PR's text
     moved_files: int = 0  # renamed or copied, with or without small edits
     move_only: bool = False  # renames plus import/path updates and nothing else
     move_target: str = ""  # the directory most moves went into
@@ -416,6 +417,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     text = "\n".join([ctx.title, *(c.message for c in ctx.commits[:1])])
     own_text = [ctx.body, *(c.message for c in ctx.commits[:20])]
     added_code = (x for c in ctx.files if kind_of[c.path] in CODE_KINDS for x in lines[c.path][0])
+    code_security = shapes.security_words("", (), added_code)  # read once: `added_code` is a generator
     # new code definitions (a name removed elsewhere moved, unless conventional: every class has `__init__`)
     new_code = [d for d in code_defs if d.new and kind_of[d.path] in CODE_KINDS
                 and (d.name not in removed_names or is_template_hook(d))]
@@ -448,7 +450,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         centre=tuple(centre),
         removed_guards=tuple(guards[:10]),
         changed_defaults=tuple(defaults[:10]),
-        security=tuple(shapes.security_words(ctx.title, own_text, added_code)[:5]),
+        security=tuple(dict.fromkeys([*shapes.security_words(ctx.title, own_text, ()), *code_security]))[:5],
+        security_in_code=bool(code_security),
         moved_files=moved,
         move_only=moved > 0 and not moved_with_edits and not other_files,
         move_target=move_targets.most_common(1)[0][0] if move_targets else "",
