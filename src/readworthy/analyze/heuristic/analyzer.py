@@ -219,15 +219,8 @@ def _guard_matters(sig: Signals) -> bool:
 
 
 def _substance(sig: Signals) -> bool:
-    """Signs that a PR of a routine shape changes behaviour: then no shortcut may call it routine."""
-    return bool(_guard_matters(sig) or sig.changed_defaults or _security(sig) or sig.hidden_logic
-                or sig.analysed_issues)
-
-
-def _substance_in_diff(sig: Signals) -> bool:
-    """What keeps a mechanical shape (a repeated edit, renames) from settling skip: facts the diff or its
-    linked issues show, and code changed beside a bump's pins (the repeated pins are not the whole PR). A
-    "security" title alone describes the PR; it cannot make a mechanical edit less mechanical."""
+    """Signs that a PR of a routine shape changes behaviour: then no shortcut may call it routine. A
+    "security" title alone is not one (`_security`): it cannot make a mechanical edit less mechanical."""
     return bool(_guard_matters(sig) or sig.changed_defaults or _security(sig) or sig.hidden_logic
                 or sig.analysed_issues)
 
@@ -247,7 +240,7 @@ def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | Non
         return "revert", {}
     if sig.version_only:
         return ("version_exclusion" if sig.excludes_version else "version_only"), {}
-    if _substance_in_diff(sig):  # a repeated edit that also drops a guard or changes a default is no churn
+    if _substance(sig):  # a bump with code beside the pin is judged by that code, not as churn
         return None
     if sig.repeated_change_files and sig.new_definitions <= sig.repeated_change_files // 10:
         return "repeated", {"n": sig.repeated_change_files}
@@ -293,13 +286,14 @@ def _shape_reason(sig: Signals, verdict: Verdict, language: str) -> str | None:
     if verdict is Verdict.DEEP_READ or _substance(sig):
         return None
     skip = verdict is Verdict.SKIP
+    config = _config_lines(sig)
     if sig.kinds.get(FileKind.DOCS) and sig.only(FileKind.DOCS, *_SUPPORT_KINDS):
-        if _config_lines(sig) > sig.added_doc_lines:  # mostly configuration or examples: not "docs only"
-            return phrase(language, "docs_config", lines=sig.added_doc_lines, other=_config_lines(sig))
+        if config > sig.added_doc_lines:  # mostly configuration or examples: not "docs only"
+            return phrase(language, "docs_config", lines=sig.added_doc_lines, other=config)
         return phrase(language, "docs_small" if skip else "docs_substantial", lines=sig.added_doc_lines)
     if sig.kinds.get(FileKind.TEST) and sig.only(FileKind.TEST, *_SUPPORT_KINDS):
-        if _config_lines(sig) > sig.added_test_lines:
-            return phrase(language, "tests_config", lines=sig.added_test_lines, other=_config_lines(sig))
+        if config > sig.added_test_lines:
+            return phrase(language, "tests_config", lines=sig.added_test_lines, other=config)
         return phrase(language, "tests_small" if skip else "tests_substantial", lines=sig.added_test_lines)
     if not any(sig.kinds.get(k) for k in (FileKind.SOURCE, FileKind.KERNEL, FileKind.TEST, FileKind.DOCS)) \
             and sig.only(FileKind.BUILD, *_SUPPORT_KINDS) and not sig.build_stages:
@@ -369,8 +363,8 @@ def _available(sig: Signals, language: str) -> dict[str, Finding]:
     if sig.build_stages:
         out["build_graph"] = Finding("build_graph", {"names": code_names(sig.build_stages, 3, language)})
     if sig.security:
-        out["security" if _security(sig) else "security_claimed"] = Finding(
-            "security" if _security(sig) else "security_claimed", {"words": code_names(sig.security, 2, language)})
+        key = "security" if _security(sig) else "security_claimed"  # the title's word alone is only a claim
+        out[key] = Finding(key, {"words": code_names(sig.security, 2, language)})
     if sig.hidden_logic:
         out["hidden_logic"] = Finding("hidden_logic", {"paths": code_names(
             [x.rsplit("/", 1)[-1] for x in sig.hidden_logic], 2, language)})
@@ -401,15 +395,14 @@ def _mostly_code(sig: Signals) -> bool:
 def _size(sig: Signals) -> Finding:
     # the wording counts code and tests apart: "a small code change (705 lines)" misled when 690 were tests
     lines = sig.added_code_lines + sig.deleted_code_lines - sig.deleted_test_lines
-    key = "small_fix" if sig.added_code_lines <= SMALL_FIX_LINES and not sig.new_definitions else "code_change"
     if lines <= 0 and not sig.new_definitions:  # "a code change (0 lines)" says what is not there
-        key = "no_code"
+        return Finding("no_code_tests", {"lines": sig.added_test_lines}) if sig.added_test_lines \
+            else Finding("no_code", {})
+    key = "small_fix" if sig.added_code_lines <= SMALL_FIX_LINES and not sig.new_definitions else "code_change"
     values: dict[str, object] = {"lines": lines}
     if sig.added_test_lines:
         key += "_tests"
         values["tests"] = sig.added_test_lines
-    if key == "no_code_tests":
-        values = {"lines": sig.added_test_lines}
     return Finding(key, values)
 
 

@@ -213,13 +213,17 @@ def _compared(line: str, later: list[str]) -> bool:
     """Whether what this line computes is checked: on the line itself (`assert out == ref(x)`), or through
     the name it is assigned to (`expected = ref(x)` ... `assert_close(out, expected)`). A call that is never
     checked (a test server's `self.ref(name)`) is no oracle."""
-    if _CHECKS.search(line) or _COMPARE.search(line):
+    if _checks(line):
         return True
     assigned = _ASSIGNED.match(line)
     if assigned is None:
         return False
     name = re.compile(rf"\b{assigned.group(1)}\b")
-    return any(name.search(x) and (_CHECKS.search(x) or _COMPARE.search(x)) for x in later)
+    return any(name.search(x) and _checks(x) for x in later)
+
+
+def _checks(line: str) -> bool:
+    return bool(_CHECKS.search(line) or _COMPARE.search(line))
 
 
 def new_tests(changes: list[FileChange]) -> list[str]:
