@@ -156,6 +156,23 @@ def test_a_bump_with_code_beside_the_pin_is_judged_by_that_code() -> None:
     assert digest.verdict is not Verdict.SKIP
 
 
+def test_a_bump_title_cannot_lift_a_repeated_edit_or_a_diff_that_moves_no_version() -> None:
+    # "Bump" is PR text: logic beside a pin is news only where a pin moved, and one edit repeated across
+    # many files is that edit, whatever the title says
+    renamed = [_file(f"engine/models/m{i}.py", ["from engine.layers.linear import ColumnLinear",
+                                                "    proj = ColumnLinear(dim, dim)"],
+                     ["from engine.layers.linear import ColumnParallelLinear",
+                      "    proj = ColumnParallelLinear(dim, dim)"]) for i in range(12)]
+    for title in ("Rename ColumnParallelLinear", "Bump code"):
+        digest = heuristic_digest(PRContext(title=title, files=renamed), Coverage(), "en")
+        assert digest.verdict is Verdict.SKIP and "same edit is repeated across 12 files" in digest.reason, digest.reason
+        assert "also changes logic" not in digest.reason
+    code = [_file("engine/sched.py", ["    if budget <= 0:", "        return []"], ["    return []"])]
+    plain = heuristic_digest(PRContext(title="Update code", files=code), Coverage(), "en")
+    bumped = heuristic_digest(PRContext(title="Bump code", files=code), Coverage(), "en")
+    assert "also changes logic" not in bumped.reason and bumped.verdict is plain.verdict, bumped.reason
+
+
 def test_claims_checker_catches_an_untrue_reason() -> None:
     ctx = PRContext(title="x", files=[_file("engine/a.py", ["    return 2"], ["    return 1"])])
     assert check_claims(ctx, "It removes a guard, `assert x > 0`.")

@@ -7,7 +7,7 @@ changed default? an import path?) without judging the PR; signals.py collects th
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
 
@@ -150,15 +150,18 @@ def is_cosmetic(path: str, added: list[str], removed: list[str]) -> bool:
     return code(added) == code(removed)
 
 
-def repeated_change_files(changes: Sequence[FileChange], added: dict[str, list[str]]) -> int:
-    """How many files got the very same added lines (license headers, an import rename)."""
-    signatures = Counter(tuple(line.strip() for line in added[c.path][:20]) for c in changes if c.additions)
-    signatures.pop((), None)
+def repeated_change_paths(changes: Sequence[FileChange], added: dict[str, list[str]]) -> frozenset[str]:
+    """The files that got the very same added lines (license headers, an import rename), when they are at
+    least 5 and half of the files that add anything; else none."""
+    signatures: defaultdict[tuple[str, ...], list[str]] = defaultdict(list)
+    for c in changes:
+        if c.additions and added[c.path]:
+            signatures[tuple(line.strip() for line in added[c.path][:20])].append(c.path)
     if not signatures:
-        return 0
-    count = signatures.most_common(1)[0][1]
+        return frozenset()
+    group = max(signatures.values(), key=len)
     with_additions = sum(1 for c in changes if c.additions)
-    return count if count >= 5 and count * 2 >= with_additions else 0
+    return frozenset(group) if len(group) >= 5 and len(group) * 2 >= with_additions else frozenset()
 
 
 def guard_lines(lines: Iterable[str]) -> list[str]:

@@ -312,7 +312,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     lines = {c.path: shapes.diff_lines(c.patch) for c in ctx.files}
     bulk = _bulk_paths(ctx.files)
     kind_of = {c.path: FileKind.GENERATED if c.path in bulk else classifier.kind_of(c) for c in ctx.files}
-    repeated = shapes.repeated_change_files(ctx.files, {path: plus for path, (plus, _) in lines.items()})
+    repeated_paths = shapes.repeated_change_paths(ctx.files, {path: plus for path, (plus, _) in lines.items()})
     added_guards = set(shapes.guard_lines(x for plus, _ in lines.values() for x in plus))
     facts: list[FileFacts] = []
     kinds: Counter[FileKind] = Counter()
@@ -353,7 +353,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             features.add("deletion_only")
         if change.additions + change.deletions <= 2 and not new_names:
             features.add("tiny_change")
-        if repeated and change.additions and change.additions <= 20:
+        if change.path in repeated_paths and change.additions <= 20:
             features.add("repeated_change")
         facts.append(FileFacts(change, kind, value_of(kind, frozenset(features)), new_names))
         bucket = {FileKind.TEST: "test", FileKind.DOCS: "doc"}.get(kind, "code" if kind in CODE_KINDS else "other")
@@ -393,7 +393,9 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         if kind in (FileKind.CONFIG, FileKind.BUILD) and shapes.is_version_change(plus, minus):
             version_files += 1
             exclusions += [Located(change.path, "", x.strip()) for x in plus if "!=" in x]
-        elif bump_title and kind not in MECHANICAL_KINDS | {FileKind.DOCS} and (plus or minus):  # docs hold no logic
+        # docs hold no logic; one edit repeated across files is judged as that edit, not as logic beside a pin
+        elif bump_title and kind not in MECHANICAL_KINDS | {FileKind.DOCS} and (plus or minus) \
+                and change.path not in repeated_paths:
             if shapes.logic_lines(plus, minus):
                 hidden.append(change.path)
             elif shapes.only_versions_moved(plus, minus):  # `IMAGE = "img:6.3"` -> `"img:6.4"`
@@ -439,7 +441,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         capability_flags=tuple(shared_flags)[:5],
         abstractions=tuple(shared_abstractions)[:5],
         code_areas=tuple(areas),
-        repeated_change_files=repeated,
+        repeated_change_files=len(repeated_paths),
         cosmetic_only=readable_files > 0 and cosmetic_files == readable_files,
         version_only=substantive > 0 and version_files == substantive,
         excludes_version=bool(exclusions),
@@ -456,7 +458,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         move_only=moved > 0 and not moved_with_edits and not other_files,
         move_target=move_targets.most_common(1)[0][0] if move_targets else "",
         bulk_files=len(bulk),
-        hidden_logic=tuple(hidden[:5]) if bump_title and not (substantive and version_files == substantive) else (),
+        # "bump" is PR text: logic beside a pin is news only where a version really moved
+        hidden_logic=tuple(hidden[:5]) if bump_title and version_files and version_files != substantive else (),
         fail_fast=tuple(_fail_fast(code_defs)[:5]),
         implemented=tuple(_implemented(code_defs, {c.path for c in ctx.files
                                                    if c.status is FileStatus.MODIFIED})[:3]),
