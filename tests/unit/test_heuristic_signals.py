@@ -495,3 +495,24 @@ def test_a_security_title_alone_raises_no_verdict_and_is_said_as_a_claim() -> No
         assert claimed.verdict is plain.verdict, (plain.reason, claimed.reason)
     # where the reason lists what the PR does, the title's claim is said as a claim
     assert "called a security change" in claimed.reason and "adds no security check" in claimed.reason, claimed.reason
+
+
+def test_a_fix_title_on_a_new_feature_buys_no_closer_read() -> None:
+    # "Fix" is PR text: it counts only where the diff is shaped like a fix, changing existing code more
+    # than it adds new definitions. A new feature titled "Fix" is judged as the feature it is.
+    feature = [_file("engine/spec/drafter.py", [
+        "class TreeDrafter:", "    def propose(self, tokens):", "        return self.tree.expand(tokens)",
+        "    def accept(self, scores):", "        return scores.argmax(-1)",
+        "def build_drafter(config):", "    return TreeDrafter(config)",
+        *(line for i in range(5) for line in (f"def widen_{i}(tree):", f"    return tree.grow({i})")),
+    ], status=FileStatus.ADDED)]
+    tests = [_file("tests/spec/test_drafter.py", [f"def test_drafter_case_{i}():" if i % 3 == 0
+                                                  else "    assert build_drafter(cfg).propose([1]) == [1]"
+                                                  for i in range(30)], status=FileStatus.ADDED)]
+    titled = measure(PRContext(title="Fix slow speculative decoding", files=feature + tests))
+    plain = measure(PRContext(title="Add a tree drafter", files=feature + tests))
+    assert not titled.fix
+    assert judgement(titled, "en").verdict is judgement(plain, "en").verdict
+    fix = _file("engine/spec/drafter.py", ["        return self.tree.expand(tokens[-self.window:])"],
+                ["        return self.tree.expand(tokens)"])
+    assert measure(PRContext(title="Fix slow speculative decoding", files=[fix, *tests])).fix

@@ -376,10 +376,10 @@ def _available(sig: Signals, language: str) -> dict[str, Finding]:
         d = sig.changed_defaults[0]
         out["changed_default"] = Finding("changed_default", {"name": d.name, "change": d.text})
     if sig.regression_tests:
-        # "the fix" only where the title says it is one; otherwise it is a change the test pins
-        out["regression_test"] = Finding("regression_test" if sig.fix_title else "change_test",
+        # "the fix" only where the title says it is one and the diff agrees; otherwise a change the test pins
+        out["regression_test"] = Finding("regression_test" if sig.fix else "change_test",
                                          {"test": sig.regression_tests[0].rsplit("::", 1)[-1]})
-    elif sig.fix_title and sig.added_test_lines and sig.added_code_lines:
+    elif sig.fix and sig.added_test_lines and sig.added_code_lines:
         out["regression_test"] = Finding("fix_tests", {})  # tests beside a fix, none traced to the changed code
     return out
 

@@ -116,7 +116,9 @@ class Signals:
     version_only: bool
     excludes_version: bool  # a specifier excludes a release (`!=`) instead of pinning
     is_revert: bool
-    fix_title: bool
+    # titled a fix, and the diff has a fix's shape: it changes existing definitions and adds no more new ones
+    # than it changes (the title is PR text: alone, "Fix" on a new feature would buy it a closer read)
+    fix: bool
     analysed_issues: tuple[int, ...]
     discussion: Discussion = field(default_factory=Discussion)
     # the centre of the PR: code definitions, most central first; tests apart
@@ -306,6 +308,13 @@ def _fail_fast(code_defs: list[Definition]) -> list[Located]:
     return found
 
 
+def _edits_existing(centre: list[RankedDefinition], rewritten_code_lines: int) -> int:
+    """How many existing definitions the diff changes; one if it rewrites code lines in no definition it
+    can name (a hunk without its function's name)."""
+    changed = sum(1 for r in centre if r.definition.changed and not r.definition.new)
+    return changed or int(rewritten_code_lines > 0)
+
+
 def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     """All the facts the heuristic verdict and reading guide are built from."""
     classifier = classifier or Classifier()
@@ -423,6 +432,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     # new code definitions (a name removed elsewhere moved, unless conventional: every class has `__init__`)
     new_code = [d for d in code_defs if d.new and kind_of[d.path] in CODE_KINDS
                 and (d.name not in removed_names or is_template_hook(d))]
+    new_definitions = sum(1 for d in new_code if d.name not in removed_names)
     regression = tuple(dict.fromkeys(t for r in centre if not r.definition.new and r.definition.changed
                                      for t in r.tests if _is_new_test(t, test_defs)))
     return Signals(
@@ -437,7 +447,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         deleted_lines=sum(c.deletions for c in ctx.files),
         added_lines=sum(c.additions for c in ctx.files),
         new_files=sum(1 for c in ctx.files if c.status is FileStatus.ADDED),
-        new_definitions=sum(1 for d in new_code if d.name not in removed_names),
+        new_definitions=new_definitions,
         capability_flags=tuple(shared_flags)[:5],
         abstractions=tuple(shared_abstractions)[:5],
         code_areas=tuple(areas),
@@ -446,7 +456,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         version_only=substantive > 0 and version_files == substantive,
         excludes_version=bool(exclusions),
         is_revert=bool(is_revert(text)),
-        fix_title=bool(is_fix_title(ctx.title)),
+        fix=is_fix_title(ctx.title) and 0 < _edits_existing(centre, deleted["code"]) >= new_definitions,
         analysed_issues=_analysed_issues(ctx),
         discussion=_discussion(ctx),
         centre=tuple(centre),

@@ -58,9 +58,10 @@ def features(sig: Signals) -> dict[str, float]:
         # behaviour a reader relies on, changed
         "removed_guard": float(bool(sig.removed_guards) and sig.deleted_lines <= GUARD_CONTEXT_LINES),
         "changed_default": float(bool(sig.changed_defaults)),
-        # a fix explained: a new test exercising changed code, tests beside a fix, comments saying why
+        # a fix explained: a new test exercising changed code, tests beside a fix (titled one and shaped like
+        # one, `Signals.fix`: a title alone buys nothing), comments saying why
         "regression_test": float(bool(sig.regression_tests)),
-        "fix_with_tests": float(sig.fix_title) * _log(sig.added_test_lines),
+        "fix_with_tests": float(sig.fix) * _log(sig.added_test_lines),
         "why_comments": _log(sig.why_comments),
         # docs that add sections
         "doc_headings": _log(sig.doc_headings),
