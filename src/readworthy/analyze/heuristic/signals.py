@@ -2,7 +2,8 @@
 
 Pure and deterministic. Each signal is a plain fact ("adds 12 definitions", "removes an assert in `f`")
 with no judgement; analyzer.py turns the facts into a verdict and guide.py into a reading guide. Line
-detectors live in shapes.py, the diff's definitions in definitions.py and their ranking in centre.py.
+detectors live in shapes.py, the diff's definitions in definitions.py, their ranking in centre.py and what
+the conversation and linked issues show in conversation.py.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ...models import FileChange, FileStatus, PRContext
 from ...pack.classify import Classifier, FileKind, value_of
 from . import shapes
 from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_definitions, template_hooks
+from .conversation import Discussion, analysed_issues, discussion_of
 from .definitions import Definition, file_definitions
 from .titles import is_bump_title, is_fix_title, is_revert
 
@@ -40,14 +42,6 @@ _ABSTRACTION = re.compile(
 _READ_BACK = re.compile(r"\s*[\w.]*\bget_\w*\(")
 _CAPABILITY_WORDS = ("support", "capabilit", "is_", "has_", "can_")
 _ABSTRACTION_WORDS = ("class", "abstract", "trait", "interface")
-# Signs that an issue investigates rather than only reports: a cause, a bisection, numbers with units.
-# (A traceback or reproduction steps alone are an ordinary bug report.)
-_ANALYSIS_MARKERS = re.compile(
-    r"root[- ]cause|\bbisect|\bprofil|flame ?graph|\bbenchmark|\bregress|caused by|\bbecause\b"
-    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|%|x|GB|GiB|MB|MiB|tok/s|tokens/s|req/s|QPS|threads)(?!\w)",
-    re.IGNORECASE,
-)
-_BOT_NAME = re.compile(r"\[bot\]$|-bot$|^bot$", re.IGNORECASE)
 # A check that refuses a configuration loudly: where it lives, or what its message says.
 _VALIDATOR_NAME = re.compile(r"valid|verify|check|ensure|__post_init__|unsupported|supported|compat", re.IGNORECASE)
 # "not yet supported", "does not support X", "cannot be used with X": the same refusal in other words.
@@ -72,17 +66,6 @@ class FileFacts:
     kind: FileKind
     value: float
     definitions: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Discussion:
-    participants: tuple[str, ...] = ()
-    comments: int = 0  # human comments, review bodies and inline replies
-    threads: int = 0
-    unresolved_threads: int = 0
-    unresolved_paths: tuple[str, ...] = ()
-    changes_requested: int = 0
-    approvals: int = 0
 
 
 @dataclass(frozen=True)
@@ -215,49 +198,6 @@ def _common_prefix(dirs: list[list[str]]) -> list[str]:
             n += 1
         prefix = prefix[:n]
     return prefix
-
-
-def _discussion(ctx: PRContext) -> Discussion:
-    people: dict[str, None] = {}
-    comments = 0
-
-    def human(name: str, is_bot: bool = False) -> bool:
-        return bool(name) and not is_bot and not _BOT_NAME.search(name)
-
-    for c in ctx.comments:
-        if human(c.author, c.author_is_bot) and c.body.strip():
-            people.setdefault(c.author, None)
-            comments += 1
-    for r in ctx.reviews:
-        if human(r.author) and (r.body.strip() or r.state.value in ("APPROVED", "CHANGES_REQUESTED")):
-            people.setdefault(r.author, None)
-            comments += 1 if r.body.strip() else 0
-    for t in ctx.threads:
-        for tc in t.comments:
-            if human(tc.author) and tc.body.strip():
-                people.setdefault(tc.author, None)
-                comments += 1
-    unresolved = [t for t in ctx.threads if not t.is_resolved and not t.is_outdated]
-    return Discussion(
-        participants=tuple(people),
-        comments=comments,
-        threads=len(ctx.threads),
-        unresolved_threads=len(unresolved),
-        unresolved_paths=tuple(dict.fromkeys(t.path for t in unresolved)),
-        changes_requested=sum(1 for r in ctx.reviews if r.state.value == "CHANGES_REQUESTED"),
-        approvals=sum(1 for r in ctx.reviews if r.state.value == "APPROVED"),
-    )
-
-
-def _analysed_issues(ctx: PRContext) -> tuple[int, ...]:
-    """Linked issues whose text reads like an investigation: a root cause, a bisection, measurements."""
-    found = []
-    for issue in ctx.linked_issues:
-        text = "\n".join([issue.body, *(c.body for c in issue.comments if not c.author_is_bot)])
-        markers = len(_ANALYSIS_MARKERS.findall(text))
-        if markers >= 2:
-            found.append(issue.number)
-    return tuple(found)
 
 
 def _enclosing(definitions: list[Definition], line_text: str, removed: bool) -> str:
@@ -457,8 +397,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         excludes_version=bool(exclusions),
         is_revert=bool(is_revert(text)),
         fix=is_fix_title(ctx.title) and 0 < _edits_existing(centre, deleted["code"]) >= new_definitions,
-        analysed_issues=_analysed_issues(ctx),
-        discussion=_discussion(ctx),
+        analysed_issues=analysed_issues(ctx),
+        discussion=discussion_of(ctx),
         centre=tuple(centre),
         removed_guards=tuple(guards[:10]),
         changed_defaults=tuple(defaults[:10]),
