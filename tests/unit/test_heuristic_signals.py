@@ -497,6 +497,17 @@ def test_a_security_title_alone_raises_no_verdict_and_is_said_as_a_claim() -> No
     assert "called a security change" in claimed.reason and "adds no security check" in claimed.reason, claimed.reason
 
 
+@pytest.mark.parametrize(("title", "claimed"), [
+    ("[Security] Scale values", True), ("fix(security): scale values", True), ("Security fix: scale values", True),
+    ("Harden upload security", True), ("Scale the security finding's values", False),
+    ("Add the security policy to the docs", False)])
+def test_a_title_claims_security_as_a_tag_or_beside_a_fix_not_by_naming_the_word(title: str, claimed: bool) -> None:
+    digest = _digest(title, [_file("engine/b.py", ["def scale(values, factor):",
+                                                   *[f"    values[{i}] *= factor" for i in range(30)], "    return values"],
+                                   status=FileStatus.ADDED)])
+    assert ("called a security change" in digest.reason) is claimed, digest.reason
+
+
 def test_a_fix_title_on_a_new_feature_buys_no_closer_read() -> None:
     # "Fix" is PR text: it counts only where the diff is shaped like a fix, changing existing code more
     # than it adds new definitions. A new feature titled "Fix" is judged as the feature it is.

@@ -51,11 +51,15 @@ _IMPORT = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+|#include\
                      r"[\w:{}, *]*;|(?:pub\s+)?mod\s+\w+;|require\(|export\s+\*?\s*\{?.*\bfrom\b"
                      r"|\w+(?:\s+as\s+\w+)?,\s*$|\)\s*$)")
 _PATH_STRING = re.compile(r"""["'][\w./-]+/[\w./-]+["']""")
-# Security words. A title may say it plainly ("security", "auth"); a description or commit body uses
+# Security words. A title may say it plainly ("[Security]", "auth"); a description or commit body uses
 # those words about anything, so there only the specific ones count.
 _SECURITY_SPECIFIC = (r"\bCVE-\d{4}-\d{3,}|\bGHSA-[\w-]+|trust_remote_code|\bvulnerab\w*|\binjection\b|path traversal"
                       r"|\bXSS\b|\bSSRF\b|\bRCE\b|arbitrary code")
-_SECURITY_TITLE = re.compile(_SECURITY_SPECIFIC + r"|\bsecurity\b|untrusted|\bauth(?:entication|orization)?\b"
+# "Security" names a claim only as a tag or beside a fix ("[Security] …", "security fix", "harden security"):
+# "the security finding's key" or "security policy docs" only mention the word.
+_SECURITY_CLAIM = (r"\[security\]|\(security\)!?:|^\s*security\s*(?:\([^)]*\))?:|\bsecurity[\s-]+(?:fix|patch|issue|hole|bug|flaw|risk"
+                   r"|hardening|advisory|vulnerab)\w*|\b(?:fix|harden|tighten|improve)\w*\s+(?:the\s+|\w+\s+)?security\b")
+_SECURITY_TITLE = re.compile(_SECURITY_SPECIFIC + "|" + _SECURITY_CLAIM + r"|untrusted|\bauth(?:entication|orization)?\b"
                              r"|saniti[sz]\w*\s+(?:user|input|path|url|file|html|prompt|request)\w*", re.IGNORECASE)
 _SECURITY_PROSE = re.compile(_SECURITY_SPECIFIC, re.IGNORECASE)
 _CHECK_OR_REFUSAL = re.compile(r"^\s*(?:if|elif|assert|raise|throw|unless|TORCH_CHECK|return\s+Err|bail!|panic!)\b")
@@ -331,7 +335,7 @@ def security_words(title: str, prose: Iterable[str], code_lines: Iterable[str]) 
         found.setdefault(word if word.upper().startswith(("CVE", "GHSA")) else word.lower(), None)
 
     for m in _SECURITY_TITLE.finditer(title):
-        keep(m.group(0))
+        keep("security" if "security" in m.group(0).lower() else m.group(0))
     for text in prose:
         for m in _SECURITY_PROSE.finditer(text):
             keep(m.group(0))
