@@ -74,6 +74,21 @@ def test_docs_only_small_is_skip_and_substantial_is_skim() -> None:
     assert verdict_of(guide) is Verdict.SKIM
 
 
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_docs_line_added_without_a_section_is_an_edit_to_skip(language: str) -> None:
+    # adding a list entry or a sentence is the rubric's skip however few lines it deletes (before, a pure
+    # addition read as skim while a one-line replacement read as skip)
+    entry = PRContext(title="List the new bench script", files=[_file("CONTRIBUTING.md", ["- `bench/steer.py`: titles"])])
+    digest = heuristic_digest(entry, NO_COVERAGE, language)
+    assert digest.verdict is Verdict.SKIP
+    assert ("documentation edit (1 added line)" if language == "en" else "新增 1 行") in digest.reason, digest.reason
+    paragraph = PRContext(title="Explain the cache flag", files=[_file("docs/cache.md", ["explanation line"] * 19)])
+    assert verdict_of(paragraph) is Verdict.SKIP
+    section = PRContext(title="Explain the cache flag", files=[_file("docs/cache.md",
+                                                                      ["## Cache flag"] + ["explanation line"] * 19)])
+    assert verdict_of(section) is Verdict.SKIM
+
+
 def test_repeated_header_churn_is_skip() -> None:
     files = [_file(f"src/mod{i}.rs", ["// SPDX-License-Identifier: Apache-2.0"]) for i in range(30)]
     digest = heuristic_digest(PRContext(title="Add SPDX headers", files=files), NO_COVERAGE, "en")

@@ -47,7 +47,7 @@ COSTS: Mapping[tuple[Verdict, Verdict], float] = {
 SHAPE_CONFIDENCE: Mapping[str, float] = {
     "empty": 0.99, "mechanical_only": 0.97, "bulk_data": 0.97, "version_only": 0.95, "version_exclusion": 0.95,
     "renames": 0.95, "moves": 0.95, "cosmetic": 0.95, "code_moves": 0.9, "repeated": 0.9, "revert": 0.9,
-    "removal": 0.9,
+    "removal": 0.9, "docs_edit": 0.9,
 }
 RUBRIC_CONFIDENCE = 0.6  # a verdict set by a rubric rule the labelled diffs cannot measure
 CROSS_CUTTING_AREAS = 4
@@ -213,6 +213,13 @@ def _new_doc_section(sig: Signals) -> bool:
             and sig.doc_headings >= 1 and sig.added_doc_lines >= DOC_SECTION_LINES)
 
 
+def _doc_edit(sig: Signals) -> bool:
+    """Docs alone, edited without a new heading and in fewer lines than a section: a typo, a link, a list
+    entry, a sentence reworded (the rubric's skip; `_new_doc_section` is the other side of the line)."""
+    return (bool(sig.kinds.get(FileKind.DOCS)) and sig.only(FileKind.DOCS, FileKind.DELETED, *MECHANICAL_KINDS)
+            and not sig.doc_headings and sig.added_doc_lines < DOC_SECTION_LINES)
+
+
 def _guard_matters(sig: Signals) -> bool:
     """A removed guard is news in a focused change; in a mass deletion it is part of what goes away."""
     return bool(sig.removed_guards) and sig.deleted_lines <= GUARD_CONTEXT_LINES
@@ -250,6 +257,8 @@ def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | Non
         return "moves", {"n": sig.moved_files, "target": code_names([sig.move_target + "/"], 1, language)}
     if sig.cosmetic_only:
         return "cosmetic", {}
+    if _doc_edit(sig):
+        return "docs_edit", {"lines": sig.added_doc_lines}
     if sig.added_code_total >= MOVED_MIN_LINES and sig.moved_code_lines >= MOVED_SHARE * sig.added_code_total:
         return "code_moves", {"share": round(100 * sig.moved_code_lines / sig.added_code_total)}
     if not sig.added_lines and sig.deleted_lines:  # deletes and adds nothing: the rubric's dead-code deletion

@@ -30,6 +30,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
                             "worth a skim for what it explains.",
         "docs_small": "Documentation only ({lines} added line{ls}); no code changes.",
         "removal": "Removes code ({deleted} lines) without adding any: note what went away.",
+        "docs_edit": "A documentation edit ({lines} added line{ls}) that adds no section: nothing to read beyond "
+                     "the page itself.",
         "tests_substantial": "Test-only change ({lines} added line{ls}): skim it for the testing technique.",
         "tests_small": "Tests only ({lines} added line{ls}); no product code changes.",
         # most of the lines are configuration or example files beside the tests or docs: not "only" either
@@ -186,6 +188,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "docs_substantial": "新增或扩充了文档（新增 {lines} 行），值得快速浏览其中讲解的内容。",
         "docs_small": "只改动文档（新增 {lines} 行），没有代码改动。",
         "removal": "删除代码（{deleted} 行）且没有新增：记住删掉了什么即可。",
+        "docs_edit": "只是小幅修改文档（新增 {lines} 行），没有新增章节：看页面本身即可。",
         "tests_substantial": "只改动测试（新增 {lines} 行）：可快速浏览其中的测试技巧。",
         "tests_small": "只改动测试（新增 {lines} 行），产品代码没有改动。",
         "tests_config": "改动测试（新增 {lines} 行）和配置或示例文件（新增 {other} 行），产品代码没有改动。",
