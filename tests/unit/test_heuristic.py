@@ -78,7 +78,8 @@ def test_docs_only_small_is_skip_and_substantial_is_skim() -> None:
 def test_a_docs_line_added_without_a_section_is_an_edit_to_skip(language: str) -> None:
     # adding a list entry or a sentence is the rubric's skip however few lines it deletes (before, a pure
     # addition read as skim while a one-line replacement read as skip)
-    entry = PRContext(title="List the new bench script", files=[_file("CONTRIBUTING.md", ["- `bench/steer.py`: titles"])])
+    entry = PRContext(title="List the new bench script",
+                      files=[_file("CONTRIBUTING.md", ["- `bench/steer.py`: titles"])])
     digest = heuristic_digest(entry, NO_COVERAGE, language)
     assert digest.verdict is Verdict.SKIP
     assert ("documentation edit (1 added line)" if language == "en" else "新增 1 行") in digest.reason, digest.reason

@@ -508,6 +508,17 @@ def test_a_title_claims_security_as_a_tag_or_beside_a_fix_not_by_naming_the_word
     assert ("called a security change" in digest.reason) is claimed, digest.reason
 
 
+def test_a_comment_after_a_check_is_not_what_the_check_tests() -> None:
+    noted = measure(PRContext(title="Read the rule table", files=[_file("engine/rules.py", [
+        "    if _CHECK.match(line):  # a check naming the attack (`raise ... path traversal`)",
+        "        found.append(line)"])]))
+    assert not noted.security_in_code and not noted.security
+    refused = measure(PRContext(title="Read the rule table", files=[_file("engine/files.py", [
+        "    if root not in resolved.parents:",
+        "        raise ValueError('path traversal is not allowed')  # seen in the wild"])]))
+    assert refused.security_in_code and "path traversal" in refused.security
+
+
 def test_a_fix_title_on_a_new_feature_buys_no_closer_read() -> None:
     # "Fix" is PR text: it counts only where the diff is shaped like a fix, changing existing code more
     # than it adds new definitions. A new feature titled "Fix" is judged as the feature it is.

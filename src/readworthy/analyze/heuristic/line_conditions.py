@@ -107,6 +107,11 @@ def _surface(cond: str) -> str:
     return "".join(c for _, c, depth, inside in _scan(cond) if depth == 0 and not inside and c not in ")]}")
 
 
+def code_part(line: str, path: str) -> str:
+    """The line without a comment after its code, by the comment syntax of `path`'s language."""
+    return _without_trailing_comment(line, *comment_syntax(path))
+
+
 def _without_trailing_comment(line: str, hash_comments: bool, slash_comments: bool) -> str:
     """The line without a comment after its code (outside string literals)."""
     if not ((hash_comments and "#" in line) or (slash_comments and "//" in line)):

@@ -57,9 +57,11 @@ _SECURITY_SPECIFIC = (r"\bCVE-\d{4}-\d{3,}|\bGHSA-[\w-]+|trust_remote_code|\bvul
                       r"|\bXSS\b|\bSSRF\b|\bRCE\b|arbitrary code")
 # "Security" names a claim only as a tag or beside a fix ("[Security] …", "security fix", "harden security"):
 # "the security finding's key" or "security policy docs" only mention the word.
-_SECURITY_CLAIM = (r"\[security\]|\(security\)!?:|^\s*security\s*(?:\([^)]*\))?:|\bsecurity[\s-]+(?:fix|patch|issue|hole|bug|flaw|risk"
-                   r"|hardening|advisory|vulnerab)\w*|\b(?:fix|harden|tighten|improve)\w*\s+(?:the\s+|\w+\s+)?security\b")
-_SECURITY_TITLE = re.compile(_SECURITY_SPECIFIC + "|" + _SECURITY_CLAIM + r"|untrusted|\bauth(?:entication|orization)?\b"
+_SECURITY_CLAIM = (r"\[security\]|\(security\)!?:|^\s*security\s*(?:\([^)]*\))?:"
+                   r"|\bsecurity[\s-]+(?:fix|patch|issue|hole|bug|flaw|risk|hardening|advisory|vulnerab)\w*"
+                   r"|\b(?:fix|harden|tighten|improve)\w*\s+(?:the\s+|\w+\s+)?security\b")
+_SECURITY_TITLE = re.compile(_SECURITY_SPECIFIC + "|" + _SECURITY_CLAIM
+                             + r"|untrusted|\bauth(?:entication|orization)?\b"
                              r"|saniti[sz]\w*\s+(?:user|input|path|url|file|html|prompt|request)\w*", re.IGNORECASE)
 _SECURITY_PROSE = re.compile(_SECURITY_SPECIFIC, re.IGNORECASE)
 _CHECK_OR_REFUSAL = re.compile(r"^\s*(?:if|elif|assert|raise|throw|unless|TORCH_CHECK|return\s+Err|bail!|panic!)\b")

@@ -20,6 +20,7 @@ from . import shapes
 from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_definitions, template_hooks
 from .conversation import Discussion, analysed_issues, discussion_of
 from .definitions import Definition, file_definitions
+from .line_conditions import code_part
 from .titles import is_bump_title, is_fix_title, is_revert
 
 # Kinds whose content is never read line by line.
@@ -367,7 +368,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                                                 (x for p in movable for x in lines[p][1]))
     text = "\n".join([ctx.title, *(c.message for c in ctx.commits[:1])])
     own_text = [ctx.body, *(c.message for c in ctx.commits[:20])]
-    added_code = (x for c in ctx.files if kind_of[c.path] in CODE_KINDS for x in lines[c.path][0])
+    # a comment after a check (`if bad(x):  # path traversal`) is not what the check tests
+    added_code = (code_part(x, c.path) for c in ctx.files if kind_of[c.path] in CODE_KINDS for x in lines[c.path][0])
     code_security = shapes.security_words("", (), added_code)  # read once: `added_code` is a generator
     # new code definitions (a name removed elsewhere moved, unless conventional: every class has `__init__`)
     new_code = [d for d in code_defs if d.new and kind_of[d.path] in CODE_KINDS
