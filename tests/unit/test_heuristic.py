@@ -90,6 +90,32 @@ def test_a_docs_line_added_without_a_section_is_an_edit_to_skip(language: str) -
     assert verdict_of(section) is Verdict.SKIM
 
 
+def _tuned(block: int) -> list[str]:
+    rows = ["{"]
+    for batch in (1, 16, 256):
+        rows += [f'    "{batch}": {{', f'        "BLOCK_SIZE_M": {block},', '        "num_warps": 4,',
+                 '        "scale": [0.5, 1e-3]', "    },"]
+    return rows + ["}"]
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_tables_of_tuned_values_are_data_to_skip(language: str) -> None:
+    added = [_file(f"engine/moe/configs/E={e},device=H200.json", _tuned(16 * (i + 1)), status=FileStatus.ADDED)
+             for i, e in enumerate((8, 64, 128))]
+    digest = heuristic_digest(PRContext(title="Add tuned configs", files=added), NO_COVERAGE, language)
+    assert digest.verdict is Verdict.SKIP
+    assert ("tables of values change (3 data files" if language == "en" else "3 个数据文件") in digest.reason
+    # a retuned number is a value moved, not a version
+    retuned = heuristic_digest(PRContext(title="Retune", files=[_file(
+        "engine/moe/configs/E=8.json", ['        "num_warps": 8,'], ['        "num_warps": 4,'])]), NO_COVERAGE, "en")
+    assert retuned.verdict is Verdict.SKIP and "versions" not in retuned.reason, retuned.reason
+    # settings with words in them are read; alone they are configuration, not CI or a build
+    settings = heuristic_digest(PRContext(title="Name the app", files=[_file(
+        "config/app.json", ['  "name": "engine",'])]), NO_COVERAGE, "en")
+    assert "tables of values" not in settings.reason and "CI" not in settings.reason, settings.reason
+    assert settings.reason.startswith("Configuration only"), settings.reason
+
+
 def test_repeated_header_churn_is_skip() -> None:
     files = [_file(f"src/mod{i}.rs", ["// SPDX-License-Identifier: Apache-2.0"]) for i in range(30)]
     digest = heuristic_digest(PRContext(title="Add SPDX headers", files=files), NO_COVERAGE, "en")

@@ -47,7 +47,7 @@ COSTS: Mapping[tuple[Verdict, Verdict], float] = {
 SHAPE_CONFIDENCE: Mapping[str, float] = {
     "empty": 0.99, "mechanical_only": 0.97, "bulk_data": 0.97, "version_only": 0.95, "version_exclusion": 0.95,
     "renames": 0.95, "moves": 0.95, "cosmetic": 0.95, "code_moves": 0.9, "repeated": 0.9, "revert": 0.9,
-    "removal": 0.9, "docs_edit": 0.9,
+    "removal": 0.9, "docs_edit": 0.9, "data_only": 0.9,
 }
 RUBRIC_CONFIDENCE = 0.6  # a verdict set by a rubric rule the labelled diffs cannot measure
 CROSS_CUTTING_AREAS = 4
@@ -257,6 +257,9 @@ def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | Non
         return "moves", {"n": sig.moved_files, "target": code_names([sig.move_target + "/"], 1, language)}
     if sig.cosmetic_only:
         return "cosmetic", {}
+    if sig.data_files and sig.data_files == sig.kinds.get(FileKind.CONFIG) \
+            and sig.only(FileKind.CONFIG, FileKind.DELETED, *MECHANICAL_KINDS):
+        return "data_only", {"n": sig.data_files}
     if _doc_edit(sig):
         return "docs_edit", {"lines": sig.added_doc_lines}
     if sig.added_code_total >= MOVED_MIN_LINES and sig.moved_code_lines >= MOVED_SHARE * sig.added_code_total:
@@ -306,7 +309,8 @@ def _shape_reason(sig: Signals, verdict: Verdict, language: str) -> str | None:
         return phrase(language, "tests_small" if skip else "tests_substantial", lines=sig.added_test_lines)
     if not any(sig.kinds.get(k) for k in (FileKind.SOURCE, FileKind.KERNEL, FileKind.TEST, FileKind.DOCS)) \
             and sig.only(FileKind.BUILD, *_SUPPORT_KINDS) and not sig.build_stages:
-        return phrase(language, "build_small" if skip else "build_substantial", lines=sig.added_other_lines)
+        kind = "build" if sig.kinds.get(FileKind.BUILD) else "config"  # settings alone are not CI or a build
+        return phrase(language, f"{kind}_small" if skip else f"{kind}_substantial", lines=sig.added_other_lines)
     changed = sig.added_lines + sig.deleted_lines
     if skip and changed and sig.deleted_lines >= REMOVAL_SHARE * changed and not sig.new_definitions:
         return phrase(language, "removal", deleted=sig.deleted_lines)

@@ -24,7 +24,8 @@ _VERSION_LINE = re.compile(
       | (?:ARG|ENV)\s+\w*(?:VERSION|REF|TAG|SHA|COMMIT)\w*\s*[=\s]\s*\S+     # Dockerfile build args
       | [\w.\-]+\s*=\s*["'][^"']*\d[^"']*["']\s*,?                          # toml/ini  x = "1.2"
       | [\w.\-]+\s*=\s*\{(?=.*(?:version|tag|rev|branch)\s*=).*\}\s*,?      # toml table with a version
-      | ["']?[\w.\-@/]+["']?\s*:\s*["']?[~^>=<]*\d[\w.\-]*["']?\s*,?          # json/yaml  "x": "^1.2"
+      | ["']?[\w.\-@/]+["']?\s*:\s*(?:["'][~^>=<]*\d[\w.\-]*["']               # json/yaml  "x": "^1.2",
+           | [~^>=<]+\d[\w.\-]* | \d+\.\d+\.\d[\w.\-]*)\s*,?                  # x: ^1.2, x: 1.2.3 (not `warps: 8`)
       | FROM\s+\S+:\S+.*                                                    # base image tag
       | (?:-\s*)?uses:\s*[^\s@]++@\S++                                      # GitHub Actions pins
       | (?:rev|tag|version|ref)\s*[:=]\s*\S+                                # pre-commit / yaml pins
@@ -122,6 +123,21 @@ _VERSION_TOKEN = re.compile(r"(?<![A-Za-z_])v?\d[\w.+\-]*|\b[0-9a-f]{7,40}\b|(?<
 def _version_shape(line: str) -> str:
     """The line with its versions, tags and hashes blanked: two lines of the same shape differ only there."""
     return _VERSION_TOKEN.sub("#", " ".join(line.split()))
+
+
+# One line of a table of values (JSON, CSV): a number, a bool or null, under an optional key, or brackets.
+_VALUE = r"(?:[-+]?\.?\d[\w.+-]*|true|false|null)"
+_VALUE_LINE = re.compile(rf"""^\s*(?:(?:"[^"]*"|'[^']*'|[\w.-]+)\s*:\s*)?"""
+                         rf"""(?:{_VALUE}|\[\s*(?:{_VALUE}(?:\s*,\s*{_VALUE})*\s*,?)?\s*\]?|\{{)?\s*[\]}}]*\s*,?\s*$"""
+                         rf"""|^\s*{_VALUE}(?:\s*[,\t]\s*{_VALUE})+\s*,?\s*$""", re.IGNORECASE)
+DATA_TABLE_SUFFIXES = (".json", ".csv", ".tsv")
+
+
+def is_value_table(path: str, added: list[str], removed: list[str]) -> bool:
+    """A data file whose changed lines are only values (tuned kernel parameters, benchmark tables): numbers
+    under keys and the brackets around them, nothing a reader follows as logic."""
+    lines = [x for x in added + removed if x.strip()]
+    return path.lower().endswith(DATA_TABLE_SUFFIXES) and bool(lines) and all(_VALUE_LINE.match(x) for x in lines)
 
 
 def only_versions_moved(added: list[str], removed: list[str]) -> bool:

@@ -116,6 +116,7 @@ class Signals:
     move_only: bool = False  # renames plus import/path updates and nothing else
     move_target: str = ""  # the directory most moves went into
     bulk_files: int = 0  # tiny added files counted as generated data
+    data_files: int = 0  # data files whose changes are only values (tuned parameters, tables of numbers)
     hidden_logic: tuple[str, ...] = ()  # a bump-titled PR: files whose changes are not version moves
     fail_fast: tuple[Located, ...] = ()  # new refusals of a configuration (validation, unsupported)
     implemented: tuple[Located, ...] = ()  # a method name newly defined in many changed files; text: count
@@ -277,7 +278,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     guards: list[Located] = []
     defaults: list[Located] = []
     hidden: list[str] = []
-    cosmetic_files = readable_files = version_files = 0
+    cosmetic_files = readable_files = version_files = data_files = 0
     stages: list[str] = []
     moved = moved_with_edits = other_files = 0
     move_targets: Counter[str] = Counter()
@@ -340,6 +341,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                        for g, shown in shapes.removed_guards(change.patch, change.path, added_guards)]
             defaults += [Located(change.path, name, f"{old} → {new}")
                          for name, old, new in shapes.changed_defaults(plus, minus)]
+        data_files += kind is FileKind.CONFIG and shapes.is_value_table(change.path, plus, minus)
         if kind in (FileKind.CONFIG, FileKind.BUILD) and shapes.is_version_change(plus, minus):
             version_files += 1
             exclusions += [Located(change.path, "", x.strip()) for x in plus if "!=" in x]
@@ -410,6 +412,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         move_only=moved > 0 and not moved_with_edits and not other_files,
         move_target=move_targets.most_common(1)[0][0] if move_targets else "",
         bulk_files=len(bulk),
+        data_files=data_files,
         # "bump" is PR text: logic beside a pin is news only where a version really moved
         hidden_logic=tuple(hidden[:5]) if bump_title and version_files and version_files != substantive else (),
         fail_fast=tuple(_fail_fast(code_defs)[:5]),

@@ -30,6 +30,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
                             "worth a skim for what it explains.",
         "docs_small": "Documentation only ({lines} added line{ls}); no code changes.",
         "removal": "Removes code ({deleted} lines) without adding any: note what went away.",
+        "data_only": "Only tables of values change ({n} data file{s}: numbers under keys, no logic); nothing to "
+                     "read line by line.",
         "docs_edit": "A documentation edit ({lines} added line{ls}) that adds no section: nothing to read beyond "
                      "the page itself.",
         "tests_substantial": "Test-only change ({lines} added line{ls}): skim it for the testing technique.",
@@ -41,6 +43,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
                        "lines); no product code changes.",
         "build_substantial": "CI/build-only change ({lines} added line{ls}): skim it for the mechanism.",
         "build_small": "Build or CI settings only ({lines} added line{ls}); no product code changes.",
+        "config_substantial": "Configuration only ({lines} added line{ls}): skim it for what it sets.",
+        "config_small": "Configuration only ({lines} added line{ls}); no product code changes.",
         "tiny_fix": "A {lines}-line code change with no test and no new definition: the title says what changed.",
         "tiny_fix_tests": "A {lines}-line code change with no new definition (plus {tests} of tests): "
                           "the title says what changed.",
@@ -188,6 +192,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "docs_substantial": "新增或扩充了文档（新增 {lines} 行），值得快速浏览其中讲解的内容。",
         "docs_small": "只改动文档（新增 {lines} 行），没有代码改动。",
         "removal": "删除代码（{deleted} 行）且没有新增：记住删掉了什么即可。",
+        "data_only": "只改动了数值表（{n} 个数据文件：键下只有数字，没有逻辑），无需逐行阅读。",
         "docs_edit": "只是小幅修改文档（新增 {lines} 行），没有新增章节：看页面本身即可。",
         "tests_substantial": "只改动测试（新增 {lines} 行）：可快速浏览其中的测试技巧。",
         "tests_small": "只改动测试（新增 {lines} 行），产品代码没有改动。",
@@ -195,6 +200,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "docs_config": "改动文档（新增 {lines} 行）和配置或示例文件（新增 {other} 行），产品代码没有改动。",
         "build_substantial": "只改动 CI/构建（新增 {lines} 行）：可快速浏览其中的机制。",
         "build_small": "只改动构建或 CI 配置（新增 {lines} 行），产品代码没有改动。",
+        "config_substantial": "只改动配置（新增 {lines} 行）：可快速浏览其中的设置。",
+        "config_small": "只改动配置（新增 {lines} 行），产品代码没有改动。",
         "tiny_fix": "只改了 {lines} 行代码，没有新测试也没有新定义，看标题就知道改了什么。",
         "tiny_fix_tests": "只改了 {lines} 行代码，没有新定义（另有 {tests} 行测试），看标题就知道改了什么。",
         "new_package": "新增代码的 {share}% 是新包 {packages}；只需看它改动的共享文件：{shared}。",
