@@ -380,6 +380,23 @@ def test_comment_typo_and_reformatting_in_code_is_skip() -> None:
     assert judgement(measure(reformat), "en").shortcut == "cosmetic"
 
 
+def test_a_line_moved_to_another_hunk_is_not_cosmetic() -> None:
+    # the same characters in another place run at another time: an import moved into a function
+    patch = """@@ -10,3 +10,2 @@ def cmd_local(args):
+     \"\"\"Analyze a patch.\"\"\"
+-    from .model import analyze
+     from .local import read
+@@ -40,3 +38,5 @@ def cmd_local(args):
+     if args.show_prompt:
+         return 0
++    # imported only now: the SDK is slow to import
++    from .model import analyze
+     return analyze(prompt)"""
+    moved = FileChange(path="engine/cli.py", status=FileStatus.MODIFIED, additions=2, deletions=1, patch=patch)
+    judged = judgement(measure(PRContext(title="Import late", files=[moved])), "en")
+    assert judged.shortcut != "cosmetic", judged.reason
+
+
 def test_rename_only_is_skip() -> None:
     moved = FileChange(path="engine/new_place.py", previous_path="engine/old_place.py", status=FileStatus.RENAMED)
     digest = heuristic_digest(PRContext(title="Move module", files=[moved]), NO_COVERAGE, "en")

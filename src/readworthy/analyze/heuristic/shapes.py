@@ -159,17 +159,23 @@ def logic_lines(added: list[str], removed: list[str]) -> int:
     return len(plus) + len(minus) - 2 * sum(same_shape.values())
 
 
-def is_cosmetic(path: str, added: list[str], removed: list[str]) -> bool:
+def is_cosmetic(path: str, patch: str | None) -> bool:
     """Only comments, blank lines or whitespace changed: typo fixes, reformatting, comment edits.
-    The code's characters must stay the same and in the same order (moving a line is not cosmetic)."""
-    if not added and not removed:
-        return False
+    The code's characters must stay the same, in the same order and in the same place: each hunk on its
+    own, so a line moved to another hunk (an import moved into a function) is not cosmetic."""
     comment = _C_COMMENT_LINE if _C_FAMILY.search(path) else COMMENT_LINE
 
     def code(lines: list[str]) -> str:
         return "".join("".join(x.split()) for x in lines if x.strip() and not comment.match(x))
 
-    return code(added) == code(removed)
+    hunks = re.split(r"^@@[^\n]*$", patch or "", flags=re.MULTILINE)
+    changed = False
+    for hunk in hunks:
+        added, removed = diff_lines(hunk)
+        changed = changed or bool(added or removed)
+        if code(added) != code(removed):
+            return False
+    return changed
 
 
 def repeated_change_paths(changes: Sequence[FileChange], added: dict[str, list[str]]) -> frozenset[str]:

@@ -320,7 +320,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             other_files += 1
         if kind not in MECHANICAL_KINDS and kind not in (FileKind.DELETED, FileKind.RENAMED):
             readable_files += 1
-            cosmetic_files += shapes.is_cosmetic(change.path, plus, minus)
+            cosmetic_files += shapes.is_cosmetic(change.path, change.patch)
         if kind is FileKind.TEST:
             techniques += sum(1 for line in plus if shapes.is_test_technique(line))
         elif kind is FileKind.DOCS:
