@@ -289,9 +289,10 @@ def _reason(sig: Signals, verdict: Verdict, est: Estimate, language: str) -> str
                   findings=text)
 
 
-def _config_lines(sig: Signals) -> int:
-    """Lines added to configuration files (workflows, YAML, TOML ...); images and lock files are not counted."""
-    return sum(r.change.additions for r in sig.ranked if r.kind is FileKind.CONFIG)
+def _config_lines(sig: Signals, *also: FileKind) -> int:
+    """Lines added to configuration files (YAML, TOML ...) and files of the `also` kinds; images and lock files
+    are not counted."""
+    return sum(r.change.additions for r in sig.ranked if r.kind is FileKind.CONFIG or r.kind in also)
 
 
 def _shape_reason(sig: Signals, verdict: Verdict, language: str) -> str | None:
@@ -409,8 +410,9 @@ def _size(sig: Signals) -> Finding:
     # the wording counts code and tests apart: "a small code change (705 lines)" misled when 690 were tests
     lines = sig.added_code_lines + sig.deleted_code_lines - sig.deleted_test_lines
     if lines <= 0 and not sig.new_definitions:  # "a code change (0 lines)" says what is not there
-        return Finding("no_code_tests", {"lines": sig.added_test_lines}) if sig.added_test_lines \
-            else Finding("no_code", {})
+        key = "no_code" + "_tests" * bool(sig.added_test_lines)
+        build = _config_lines(sig, FileKind.BUILD)  # workflows and build files beside the tests are said too
+        return Finding(key + "_build" * bool(build), {"lines": sig.added_test_lines, "other": build})
     key = "small_fix" if sig.added_code_lines <= SMALL_FIX_LINES and not sig.new_definitions else "code_change"
     values: dict[str, object] = {"lines": lines}
     if sig.added_test_lines:
