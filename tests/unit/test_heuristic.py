@@ -305,8 +305,8 @@ def test_every_phrase_exists_in_every_language_with_the_same_fields() -> None:
     for language, table in PHRASES.items():
         assert set(table) == set(en), language
         for key, text in table.items():
-            fields = {f for _, f, _, _ in string.Formatter().parse(text) if f} - {"s", "ls"}
-            en_fields = {f for _, f, _, _ in string.Formatter().parse(en[key]) if f} - {"s", "ls"}
+            fields = {f for _, f, _, _ in string.Formatter().parse(text) if f} - {"s", "ls", "os"}
+            en_fields = {f for _, f, _, _ in string.Formatter().parse(en[key]) if f} - {"s", "ls", "os"}
             assert fields == en_fields, (language, key)
 
 

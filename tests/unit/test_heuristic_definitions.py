@@ -227,3 +227,20 @@ def test_an_edit_inside_a_docstring_sentence_is_quoted_from_the_sentence_start()
     assert d.doc_new == ("A fact that another feature already carries (test functions beside test lines, code in new "
                          "files beside a new package) is left out. Where code lives is left out on principle. It must "
                          "not buy a closer read.")
+
+
+def test_an_edit_inside_a_comment_sentence_is_quoted_as_whole_sentences() -> None:
+    patch = (
+        "@@ -73,6 +73,7 @@ def clean_line(text):\n"
+        " def _break_markers(text):\n"
+        "     # Even inside a code span, the raw body must never contain an HTML comment opener or\n"
+        "-    # closer: that is how our hidden state is found.\n"
+        "+    # closer (that is how our hidden state is found), nor a tag of our own <details>\n"
+        "+    # block. Tags are broken with a zero-width space.\n"
+        "     return text.replace('<!--', '<!')\n"
+    )
+    d = next(d for d in file_definitions(FileChange(path="safe.py", patch=patch)).definitions
+             if d.qualname == "_break_markers")
+    assert d.notes == ["Even inside a code span, the raw body must never contain an HTML comment opener or closer "
+                       "(that is how our hidden state is found), nor a tag of our own <details> block. Tags are "
+                       "broken with a zero-width space."]

@@ -132,7 +132,8 @@ class _FileReader:
         self.docstring_quote = ""
         self.docstring_added = False
         self.docstring_new: list[str] = []  # its added lines
-        self.note: list[str] = []  # a comment block being read inside a body
+        self.note: list[str] = []  # the added lines of a comment block being read inside a body
+        self.note_block: list[str] = []  # all its lines, unchanged ones too: an edit is quoted in whole sentences
         self.module_doc = ""
         self.at_top = False  # the hunk starts at line 1 and nothing but comments came yet
         self.removed_names: set[str] = set()  # definitions whose old line was removed (a changed signature)
@@ -287,8 +288,10 @@ class _FileReader:
     def _comment(self, words: str, added: bool, indent: int) -> None:
         frame = self._innermost(indent)
         inside = frame is not None and (indent > frame.indent or frame.definition.line == 0)
-        if inside and added:
-            self.note.append(words)
+        if inside:
+            self.note_block.append(words)
+            if added:
+                self.note.append(words)
         else:
             self._flush_note()
         if not self.pending_comment:
@@ -296,9 +299,11 @@ class _FileReader:
         self.pending_comment.append(words)
 
     def _flush_note(self) -> None:
+        block, self.note_block = self.note_block, []
         if not self.note:
             return
-        text = join_comment(self.note)
+        # an edit often starts or stops inside a sentence whose other half is an unchanged line
+        text = whole_sentences(join_comment(block), join_comment(self.note))
         self.note = []
         frame = self.stack[-1] if self.stack else None
         if frame is not None and is_prose(text):
