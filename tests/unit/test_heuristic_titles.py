@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from readworthy.analyze.heuristic.titles import is_bump_title
+from readworthy.analyze.heuristic.titles import is_bump_title, is_fix_title
 
 
 @pytest.mark.parametrize("title", [
@@ -22,3 +22,13 @@ def test_a_bump(title: str) -> None:
 ])
 def test_not_a_bump(title: str) -> None:
     assert not is_bump_title(title)
+
+
+@pytest.mark.parametrize(("title", "fix"), [
+    ("[Bugfix] Bound KV block zeroing", True), ("Fix int32 overflow", True), ("fixes #12: a race", True),
+    ("Hotfix the loader", True), ("[Bug] crash on start", True), ("Fixed the race", True),
+    ("Add a module-scoped fixture for the runner", False), ("Share fixtures across pooling tests", False),
+    ("Prefix caching for encoders", False), ("Debug logs for the scheduler", False)])
+def test_a_fix_title(title: str, fix: bool) -> None:
+    # a fixture is not a fix: "fixture" only starts like one
+    assert is_fix_title(title) is fix

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-_FIX_TITLE = re.compile(r"\bfix|\bbug", re.IGNORECASE)
+# "Fix", "fixes", "fixed", "[Bugfix]", "hotfix", "bug"; not "fixture", which only starts alike
+_FIX_TITLE = re.compile(r"\bfix(?:e[sd]|ing|up)?\b|\bhotfix(?:es)?\b|\bbug(?:fix(?:es)?|s)?\b", re.IGNORECASE)
 # A title that is a bump: "Bump x", "[CI] upgrade x", "chore(deps): pin x" (the verb first, after tags and a
 # conventional-commit prefix), or "... update x to v3", "upgrade x from 1.1 to 1.2" anywhere. A title that only
 # mentions a bump ("..., a bump that moves a tag is version-only") or "--version" is not one.
