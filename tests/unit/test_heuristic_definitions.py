@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from readworthy.analyze.heuristic.definitions import file_definitions
 from readworthy.models import FileChange
 
@@ -211,36 +213,38 @@ def test_a_box_drawing_rule_is_a_separator_not_words() -> None:
         "K/V pack variant: concatenate the key into one row"
 
 
-def test_an_edit_inside_a_docstring_sentence_is_quoted_from_the_sentence_start() -> None:
-    patch = (
-        "@@ -31,8 +31,9 @@ def _log(n):\n"
-        " def features(sig):\n"
-        '     """The facts the model weighs: one feature a fact. A fact that another feature already\n'
-        "     carries (test functions beside test\n"
-        "-    lines, an edited kernel beside any kernel) is left out.\n"
-        "+    lines, code in new files beside a new package) is left out. Where code lives is left out\n"
-        '+    on principle. It must not buy a closer read."""\n'
-        "     added = 1\n"
-    )
-    d = next(d for d in file_definitions(FileChange(path="model.py", patch=patch)).definitions
-             if d.qualname == "features")
-    assert d.doc_new == ("A fact that another feature already carries (test functions beside test lines, code in new "
-                         "files beside a new package) is left out. Where code lives is left out on principle. It must "
-                         "not buy a closer read.")
+_DOCSTRING_EDIT = (
+    "@@ -31,8 +31,9 @@ def _log(n):\n"
+    " def features(sig):\n"
+    '     """The facts the model weighs: one feature a fact. A fact that another feature already\n'
+    "     carries (test functions beside test\n"
+    "-    lines, an edited kernel beside any kernel) is left out.\n"
+    "+    lines, code in new files beside a new package) is left out. Where code lives is left out\n"
+    '+    on principle. It must not buy a closer read."""\n'
+    "     added = 1\n"
+)
+_COMMENT_EDIT = (
+    "@@ -73,6 +73,7 @@ def clean_line(text):\n"
+    " def _break_markers(text):\n"
+    "     # Even inside a code span, the raw body must never contain an HTML comment opener or\n"
+    "-    # closer: that is how our hidden state is found.\n"
+    "+    # closer (that is how our hidden state is found), nor a tag of our own <details>\n"
+    "+    # block. Tags are broken with a zero-width space.\n"
+    "     return text.replace('<!--', '<!')\n"
+)
 
 
-def test_an_edit_inside_a_comment_sentence_is_quoted_as_whole_sentences() -> None:
-    patch = (
-        "@@ -73,6 +73,7 @@ def clean_line(text):\n"
-        " def _break_markers(text):\n"
-        "     # Even inside a code span, the raw body must never contain an HTML comment opener or\n"
-        "-    # closer: that is how our hidden state is found.\n"
-        "+    # closer (that is how our hidden state is found), nor a tag of our own <details>\n"
-        "+    # block. Tags are broken with a zero-width space.\n"
-        "     return text.replace('<!--', '<!')\n"
-    )
-    d = next(d for d in file_definitions(FileChange(path="safe.py", patch=patch)).definitions
-             if d.qualname == "_break_markers")
-    assert d.notes == ["Even inside a code span, the raw body must never contain an HTML comment opener or closer "
-                       "(that is how our hidden state is found), nor a tag of our own <details> block. Tags are "
-                       "broken with a zero-width space."]
+@pytest.mark.parametrize(("patch", "name", "attribute", "quoted"), [
+    (_DOCSTRING_EDIT, "features", "doc_new", "A fact that another feature already carries (test functions beside test lines, "
+     "code in new files beside a new package) is left out. Where code lives is left out on principle. It must not "
+     "buy a closer read."),
+    (_COMMENT_EDIT, "_break_markers", "notes", "Even inside a code span, the raw body must never contain an HTML comment "
+     "opener or closer (that is how our hidden state is found), nor a tag of our own <details> block. Tags are "
+     "broken with a zero-width space."),
+])
+def test_an_edit_inside_a_sentence_is_quoted_as_whole_sentences(patch: str, name: str, attribute: str,
+                                                                 quoted: str) -> None:
+    # an edit to a docstring or a comment often starts or stops inside a sentence whose other half is unchanged
+    d = next(d for d in file_definitions(FileChange(path="model.py", patch=patch)).definitions if d.qualname == name)
+    found = getattr(d, attribute)
+    assert found == (quoted if attribute == "doc_new" else [quoted])  # a docstring is one text, notes a list
