@@ -235,12 +235,12 @@ _COMMENT_EDIT = (
 
 
 @pytest.mark.parametrize(("patch", "name", "attribute", "quoted"), [
-    (_DOCSTRING_EDIT, "features", "doc_new", "A fact that another feature already carries (test functions beside test lines, "
-     "code in new files beside a new package) is left out. Where code lives is left out on principle. It must not "
-     "buy a closer read."),
-    (_COMMENT_EDIT, "_break_markers", "notes", "Even inside a code span, the raw body must never contain an HTML comment "
-     "opener or closer (that is how our hidden state is found), nor a tag of our own <details> block. Tags are "
-     "broken with a zero-width space."),
+    (_DOCSTRING_EDIT, "features", "doc_new",
+     "A fact that another feature already carries (test functions beside test lines, code in new files beside a "
+     "new package) is left out. Where code lives is left out on principle. It must not buy a closer read."),
+    (_COMMENT_EDIT, "_break_markers", "notes",
+     "Even inside a code span, the raw body must never contain an HTML comment opener or closer (that is how our "
+     "hidden state is found), nor a tag of our own <details> block. Tags are broken with a zero-width space."),
 ])
 def test_an_edit_inside_a_sentence_is_quoted_as_whole_sentences(patch: str, name: str, attribute: str,
                                                                  quoted: str) -> None:
