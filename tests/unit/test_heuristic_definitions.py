@@ -248,3 +248,20 @@ def test_an_edit_inside_a_sentence_is_quoted_as_whole_sentences(patch: str, name
     d = next(d for d in file_definitions(FileChange(path="model.py", patch=patch)).definitions if d.qualname == name)
     found = getattr(d, attribute)
     assert found == (quoted if attribute == "doc_new" else [quoted])  # a docstring is one text, notes a list
+
+
+def test_a_renamed_definition_is_changed_not_new() -> None:
+    patch = (
+        "@@ -1,5 +1,5 @@\n"
+        " class Backend0(Backend):\n"
+        "     @staticmethod\n"
+        "-    def get_kv_cache_shape(num_blocks, block_size):\n"
+        "+    def kv_cache_shape(num_blocks, block_size):\n"
+        "         return (num_blocks, block_size, 1)\n"
+        "+\n"
+        "+    def kv_cache_stride(num_blocks, block_size):\n"
+        "+        return (block_size, 1)\n"
+    )
+    found = {d.name: d for d in file_definitions(FileChange(path="b0.py", patch=patch)).definitions}
+    assert not found["kv_cache_shape"].new and found["kv_cache_shape"].changed
+    assert found["kv_cache_stride"].new  # a new definition beside it, not a rename of anything

@@ -18,6 +18,7 @@ above it, and the comments added inside its body. Nothing is judged here (see ce
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ...enclosing import Enclosing
@@ -137,6 +138,9 @@ class _FileReader:
         self.module_doc = ""
         self.at_top = False  # the hunk starts at line 1 and nothing but comments came yet
         self.removed_names: set[str] = set()  # definitions whose old line was removed (a changed signature)
+        # definition lines with their name blanked out: a removed one that an added one matches was renamed
+        self.removed_shapes: Counter[str] = Counter()
+        self.added_shapes: dict[str, str] = {}  # qualname -> the shape of its added definition line
         # the last line shown so far on the old side that git's default hunk-header rule could name
         # (column 0, starting with a letter, `_` or `$`): the header of the next hunk, if nothing between
         # the two hunks starts a definition
@@ -222,6 +226,7 @@ class _FileReader:
             removed_name = definition_name(text, self.patterns) if comment is None else None
             if removed_name:
                 self.removed_names.add(removed_name)
+                self.removed_shapes[_shape(text, removed_name)] += 1
             frame = self._innermost(indent)
             if frame is not None:
                 for f in self._enclosing(frame):
@@ -411,6 +416,8 @@ class _FileReader:
             self.found[qualname] = definition
         elif line and not definition.line:
             definition.line, definition.new = line, new
+        if new and not from_header:
+            self.added_shapes[qualname] = _shape(text, name)
         kernel_named = name.lower().endswith("kernel") and (jitted or (from_header and self.gpu_file))
         definition.kernel_entry = definition.kernel_entry or bool(_GLOBAL.search(marks)) or kernel_named
         definition.kernel_helper = not definition.kernel_entry and (jitted or "__device__" in marks)
@@ -449,6 +456,11 @@ def _docstring_tail(lines: list[str]) -> str:
     return ""
 
 
+def _shape(line: str, name: str) -> str:
+    """A definition line with its name blanked out and its spacing dropped: what a rename keeps."""
+    return "".join(re.sub(rf"\b{re.escape(name)}\b", "\0", line, count=1).split())
+
+
 def file_definitions(change: FileChange) -> FileDefinitions:
     """The definitions one changed file adds or changes, in file order."""
     if not change.patch or not patterns_for(change.path):
@@ -470,8 +482,13 @@ def file_definitions(change: FileChange) -> FileDefinitions:
         if raw[0] != "-":
             number += 1
     reader._flush_note()
+    renames = reader.removed_shapes.copy()  # each removed line is renamed once, to the first that matches it
     for d in reader.found.values():
-        d.new = d.new and d.name not in reader.removed_names
+        # a changed signature, or a rename (the same definition line under another name), is not new
+        shape = reader.added_shapes.get(d.qualname, "")
+        renamed = d.new and d.name not in reader.removed_names and renames[shape] > 0
+        renames[shape] -= renamed
+        d.new = d.new and d.name not in reader.removed_names and not renamed
     kept = tuple(d for d in reader.found.values() if d.changed or d.new)
     return FileDefinitions(change.path, kept, reader.module_doc if change.status.value == "added" else "",
                            frozenset(reader.removed_names))
