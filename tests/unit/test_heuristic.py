@@ -397,6 +397,25 @@ def test_a_line_moved_to_another_hunk_is_not_cosmetic() -> None:
     assert judged.shortcut != "cosmetic", judged.reason
 
 
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_name_swapped_everywhere_is_a_rename_to_skip(language: str) -> None:
+    backends = [_file(f"engine/backends/b{i}.py",
+                      ["    def kv_cache_shape(num_blocks, block_size):", f"    shape = B{i}.kv_cache_shape(n, b)"],
+                      ["    def get_kv_cache_shape(num_blocks, block_size):", f"    shape = B{i}.get_kv_cache_shape(n, b)"])
+                for i in range(4)]
+    digest = heuristic_digest(PRContext(title="Rename the shape hook", files=backends), NO_COVERAGE, language)
+    assert digest.verdict is Verdict.SKIP
+    assert "`get_kv_cache_shape` → `kv_cache_shape`" in digest.reason, digest.reason
+    assert ("in 4 files" if language == "en" else "4 个文件") in digest.reason, digest.reason
+    # one name swapped once changes what is compared; a rename beside a logic change is judged on the change
+    compared = PRContext(title="Compare with the budget", files=[_file("engine/sched.py", ["    if used > budget:"],
+                                                                       ["    if used > limit:"])])
+    logic = PRContext(title="Rename and clamp", files=[*backends, _file("engine/pool.py", ["    return max(0, n)"],
+                                                                        ["    return n"])])
+    for ctx in (compared, logic):
+        assert judgement(measure(ctx), "en").shortcut != "name_renames"
+
+
 def test_rename_only_is_skip() -> None:
     moved = FileChange(path="engine/new_place.py", previous_path="engine/old_place.py", status=FileStatus.RENAMED)
     digest = heuristic_digest(PRContext(title="Move module", files=[moved]), NO_COVERAGE, "en")

@@ -34,7 +34,7 @@ from .guide import design_points, headline_of, skip_points, start_reading
 from .readers import audience, discussion_summary, issue_findings, open_items, related
 from .signals import MECHANICAL_KINDS, Signals, measure
 from .verdict_model import FITTED, GUARD_CONTEXT_LINES, RUBRIC_PRIOR, Estimate, Params, estimate
-from .wording import code_names, fit, phrase
+from .wording import code_names, fit, list_sep, phrase
 
 # The cost of giving `given` when the team's verdict is `label`, fixed by what a wrong call costs a
 # reader (not fitted): a PR worth reading called skip is never read, the worst miss.
@@ -47,7 +47,7 @@ COSTS: Mapping[tuple[Verdict, Verdict], float] = {
 SHAPE_CONFIDENCE: Mapping[str, float] = {
     "empty": 0.99, "mechanical_only": 0.97, "bulk_data": 0.97, "version_only": 0.95, "version_exclusion": 0.95,
     "renames": 0.95, "moves": 0.95, "cosmetic": 0.95, "code_moves": 0.9, "repeated": 0.9, "revert": 0.9,
-    "removal": 0.9, "docs_edit": 0.9, "data_only": 0.9,
+    "removal": 0.9, "docs_edit": 0.9, "data_only": 0.9, "name_renames": 0.9,
 }
 RUBRIC_CONFIDENCE = 0.6  # a verdict set by a rubric rule the labelled diffs cannot measure
 CROSS_CUTTING_AREAS = 4
@@ -251,6 +251,10 @@ def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | Non
         return None
     if sig.repeated_change_files and sig.new_definitions <= sig.repeated_change_files // 10:
         return "repeated", {"n": sig.repeated_change_files}
+    if sig.renamed_names:
+        names = list_sep(language).join(f"`{old}` → `{new}`" for old, new in sig.renamed_names)
+        return "name_renames", {"names": names, "n": sum(1 for r in sig.ranked
+                                                          if r.change.patch and r.kind not in MECHANICAL_KINDS)}
     if sig.only(FileKind.RENAMED, FileKind.DELETED, *MECHANICAL_KINDS) and sig.kinds.get(FileKind.RENAMED):
         return "renames", {"n": sig.kinds[FileKind.RENAMED]}
     if sig.move_only:

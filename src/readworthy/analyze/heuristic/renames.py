@@ -1,4 +1,5 @@
-"""Whether a changed condition only follows a rename: `if m is None` → `if parsed is None`, where the hunk
+"""Renames: whether a whole diff only swaps a few names (`get_kv_cache_shape` → `kv_cache_shape` everywhere),
+and whether a changed condition only follows a rename: `if m is None` → `if parsed is None`, where the hunk
 also swaps the binding (`m = RE.match(line)` → `parsed = parse(line)`) and never uses the old name again.
 
 The condition tests the same thing under a new name, so it is not a decision to show a reader; the
@@ -9,7 +10,9 @@ does not rename (`x > limit` → `x > budget` with `limit` still in use) is a re
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+from ...pack.classify import definition_name, patterns_for
 
 _RENAMED = "@@"  # what an expression on a renamed name becomes (never in a condition's code)
 _ROOT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
@@ -59,3 +62,61 @@ def only_renamed(old: str, new: str, removed: Sequence[str], added: Sequence[str
     if gone & added_names or came & removed_names:
         return False
     return _placeholder(old, gone) == _placeholder(new, came)
+
+
+RENAME_MAX_NAMES = 3  # a diff that swaps more names than this is more than a rename
+_TOKEN = re.compile(r"\w+|\S")
+
+
+def renamed_names(patches: Iterable[tuple[str, str | None]]) -> tuple[tuple[str, str], ...]:
+    """The (old, new) names, when every changed line of these (path, patch) pairs is a removed line with only
+    a few names swapped (`get_kv_cache_shape` → `kv_cache_shape`, the same swap everywhere): a rename and
+    nothing else. Each swap must rename a definition or recur in two files: one name swapped once
+    (`x > limit` → `x > budget`) is a change of what is compared, not a rename. Empty otherwise."""
+    swaps: dict[str, str] = {}
+    files: dict[str, set[str]] = {}
+    defined: set[str] = set()
+    for path, patch in patches:
+        removed: list[str] = []
+        added: list[str] = []
+        for line in [*(patch or "").split("\n"), " "]:  # a final context line closes the last run
+            if line.startswith("-") and not line.startswith("---"):
+                removed.append(line[1:])
+            elif line.startswith("+") and not line.startswith("+++"):
+                added.append(line[1:])
+            elif removed or added:
+                if len(removed) != len(added):
+                    return ()
+                for old, new in zip(removed, added, strict=True):
+                    found = _swapped(old, new, swaps)
+                    if found is None:
+                        return ()
+                    patterns = patterns_for(path)
+                    declared = definition_name(old, patterns) if found and patterns else None
+                    for name in found:
+                        files.setdefault(name, set()).add(path)
+                        if declared == name:
+                            defined.add(name)
+                removed, added = [], []
+    if not swaps or len(swaps) > RENAME_MAX_NAMES:
+        return ()
+    if any(name not in defined and len(files.get(name, ())) < 2 for name in swaps):
+        return ()
+    return tuple(swaps.items())
+
+
+def _swapped(old: str, new: str, swaps: dict[str, str]) -> list[str] | None:
+    """The names swapped between `old` and `new` (each consistently with `swaps`, which it extends), or None
+    when the lines differ otherwise."""
+    before, after = _TOKEN.findall(old), _TOKEN.findall(new)
+    if len(before) != len(after):
+        return None
+    names = []
+    for a, b in zip(before, after, strict=True):
+        if a == b:
+            continue
+        if not (a[0].isalpha() or a[0] == "_") or not (b[0].isalpha() or b[0] == "_") \
+                or swaps.setdefault(a, b) != b:
+            return None
+        names.append(a)
+    return names

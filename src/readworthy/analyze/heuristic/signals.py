@@ -21,6 +21,7 @@ from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_defi
 from .conversation import Discussion, analysed_issues, discussion_of
 from .definitions import Definition, file_definitions
 from .line_conditions import code_part
+from .renames import renamed_names
 from .titles import is_bump_title, is_fix_title, is_revert
 
 # Kinds whose content is never read line by line.
@@ -117,6 +118,7 @@ class Signals:
     move_target: str = ""  # the directory most moves went into
     bulk_files: int = 0  # tiny added files counted as generated data
     data_files: int = 0  # data files whose changes are only values (tuned parameters, tables of numbers)
+    renamed_names: tuple[tuple[str, str], ...] = ()  # (old, new): every changed line only swaps these names
     hidden_logic: tuple[str, ...] = ()  # a bump-titled PR: files whose changes are not version moves
     fail_fast: tuple[Located, ...] = ()  # new refusals of a configuration (validation, unsupported)
     implemented: tuple[Located, ...] = ()  # a method name newly defined in many changed files; text: count
@@ -413,6 +415,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         move_target=move_targets.most_common(1)[0][0] if move_targets else "",
         bulk_files=len(bulk),
         data_files=data_files,
+        renamed_names=renamed_names((c.path, c.patch) for c in ctx.files if kind_of[c.path] not in MECHANICAL_KINDS),
         # "bump" is PR text: logic beside a pin is news only where a version really moved
         hidden_logic=tuple(hidden[:5]) if bump_title and version_files and version_files != substantive else (),
         fail_fast=tuple(_fail_fast(code_defs)[:5]),

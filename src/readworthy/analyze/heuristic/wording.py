@@ -20,6 +20,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "repeated": "The same edit is repeated across {n} file{s}: mechanical churn.",
         "version_only": "Only dependency or image versions move; nothing to learn from the diff.",
         "renames": "Only renames or moves ({n} file{s}) without content changes.",
+        "name_renames": "Only renames {names}, in {n} file{s}; no other line changes.",
         "moves": "Moves {n} file{s} into {target} and updates the imports; the moved code itself does not change.",
         "cosmetic": "Only comments, blank lines or formatting change; no behaviour changes.",
         "code_moves": "Moves code between files: {share}% of the added lines were removed elsewhere in the PR or "
@@ -186,6 +187,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "repeated": "同一处修改重复出现在 {n} 个文件中，属于机械性改动。",
         "version_only": "只调整了依赖或镜像版本，diff 中没有可学习的内容。",
         "renames": "只有重命名或移动（{n} 个文件），内容没有改动。",
+        "name_renames": "只是把 {names} 改名（{n} 个文件），其他行都没有改动。",
         "moves": "把 {n} 个文件移到 {target} 下并更新了引用路径，被移动的代码本身没有改动。",
         "cosmetic": "只改动了注释、空行或格式，行为没有变化。",
         "code_moves": "在文件之间搬移代码：新增行中有 {share}% 是从别处删掉后搬来的或只是 `import` 语句，"
