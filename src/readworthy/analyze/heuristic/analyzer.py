@@ -251,14 +251,14 @@ def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | Non
         return None
     if sig.repeated_change_files and sig.new_definitions <= sig.repeated_change_files // 10:
         return "repeated", {"n": sig.repeated_change_files}
-    if sig.renamed_names:
-        names = list_sep(language).join(f"`{old}` → `{new}`" for old, new in sig.renamed_names)
-        return "name_renames", {"names": names, "n": sum(1 for r in sig.ranked
-                                                          if r.change.patch and r.kind not in MECHANICAL_KINDS)}
     if sig.only(FileKind.RENAMED, FileKind.DELETED, *MECHANICAL_KINDS) and sig.kinds.get(FileKind.RENAMED):
         return "renames", {"n": sig.kinds[FileKind.RENAMED]}
     if sig.move_only:
         return "moves", {"n": sig.moved_files, "target": code_names([sig.move_target + "/"], 1, language)}
+    if sig.renamed_names:  # after moves: a move's import updates swap a package name
+        names = list_sep(language).join(f"`{old}` → `{new}`" for old, new in sig.renamed_names)
+        return "name_renames", {"names": names, "n": sum(1 for r in sig.ranked
+                                                          if r.change.patch and r.kind not in MECHANICAL_KINDS)}
     if sig.cosmetic_only:
         return "cosmetic", {}
     if sig.data_files and sig.data_files == sig.kinds.get(FileKind.CONFIG) \
