@@ -4,10 +4,11 @@ Used when no API key is configured and as the fallback when the model fails.
 The verdict follows the same rubric as the model's (reading value, not size):
 
 1. Shapes that settle a PR whatever its size, because nothing in it is read line by line, are `skip`:
-   empty, only generated/lock/vendored/binary files, a revert without analysis, versions only,
-   renames and moves with import updates only, comment or whitespace edits only, code moved between
-   files, and (unless it changes behaviour: a removed guard, a changed default, security words, a
-   "bump" that also changes logic) one edit repeated across many files, or a deletion that adds nothing.
+   empty, only generated/lock/vendored/binary files, a revert that backs something out, versions only,
+   and (unless it changes behaviour: a removed guard, a changed default, a security check, a "bump" that
+   also changes logic) one edit repeated across many files, renames and moves with import updates only,
+   a few names swapped everywhere, comment or whitespace edits only, tables of values only, a docs edit
+   that adds no section, code moved between files, or a deletion that adds nothing.
 2. Everything else is weighed by the reading-value model (verdict_model.py): general facts about the
    change (sizes on a log scale, what kind of files, new definitions, interfaces, capability checks,
    new build stages, a fix pinned by tests ...) with weights fitted on labelled PRs. The verdict is the one with
