@@ -412,7 +412,10 @@ def test_a_name_swapped_everywhere_is_a_rename_to_skip(language: str) -> None:
                                                                        ["    if used > limit:"])])
     logic = PRContext(title="Rename and clamp", files=[*backends, _file("engine/pool.py", ["    return max(0, n)"],
                                                                         ["    return n"])])
-    for ctx in (compared, logic):
+    # a value swapped inside strings, however often, is a changed value
+    valued = PRContext(title="Use the slow mode", files=[_file(f"engine/run{i}.py", ['    run(mode="slow")'],
+                                                                ['    run(mode="fast")']) for i in range(3)])
+    for ctx in (compared, logic, valued):
         assert judgement(measure(ctx), "en").shortcut != "name_renames"
 
 

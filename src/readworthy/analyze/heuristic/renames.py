@@ -65,15 +65,18 @@ def only_renamed(old: str, new: str, removed: Sequence[str], added: Sequence[str
 
 
 RENAME_MAX_NAMES = 3  # a diff that swaps more names than this is more than a rename
-_TOKEN = re.compile(r"\w+|\S")
+# A quoted string is one token: a name swapped only inside strings (`mode="fast"` → `mode="slow"`) changes a
+# value, not a name.
+_TOKEN = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|\w+|\S")
 
 
 def renamed_names(patches: Iterable[tuple[str, str | None]]) -> tuple[tuple[str, str], ...]:
     """The (old, new) names, when every changed line of these (path, patch) pairs is a removed line with only
-    a few names swapped (`get_kv_cache_shape` → `kv_cache_shape`, the same swap everywhere): a rename and
-    nothing else. Each swap must rename a definition or recur in two files: one name swapped once
-    (`x > limit` → `x > budget`) is a change of what is compared, not a rename. Empty otherwise."""
+    a few names swapped (`get_kv_cache_shape` → `kv_cache_shape`, the same swap everywhere, in strings too):
+    a rename and nothing else. Each swap must rename a definition or recur in two files: one name swapped
+    once (`x > limit` → `x > budget`) is a change of what is compared, not a rename. Empty otherwise."""
     swaps: dict[str, str] = {}
+    strings: list[tuple[str, str]] = []  # changed string literals: they may change only by the swaps
     files: dict[str, set[str]] = {}
     defined: set[str] = set()
     for path, patch in patches:
@@ -88,7 +91,7 @@ def renamed_names(patches: Iterable[tuple[str, str | None]]) -> tuple[tuple[str,
                 if len(removed) != len(added):
                     return ()
                 for old, new in zip(removed, added, strict=True):
-                    found = _swapped(old, new, swaps)
+                    found = _swapped(old, new, swaps, strings)
                     if found is None:
                         return ()
                     patterns = patterns_for(path)
@@ -102,12 +105,14 @@ def renamed_names(patches: Iterable[tuple[str, str | None]]) -> tuple[tuple[str,
         return ()
     if any(name not in defined and len(files.get(name, ())) < 2 for name in swaps):
         return ()
+    if any(_with_swaps(old, swaps) != new for old, new in strings):
+        return ()
     return tuple(swaps.items())
 
 
-def _swapped(old: str, new: str, swaps: dict[str, str]) -> list[str] | None:
+def _swapped(old: str, new: str, swaps: dict[str, str], strings: list[tuple[str, str]]) -> list[str] | None:
     """The names swapped between `old` and `new` (each consistently with `swaps`, which it extends), or None
-    when the lines differ otherwise."""
+    when the lines differ otherwise; string literals that differ go to `strings`, to be checked at the end."""
     before, after = _TOKEN.findall(old), _TOKEN.findall(new)
     if len(before) != len(after):
         return None
@@ -115,8 +120,15 @@ def _swapped(old: str, new: str, swaps: dict[str, str]) -> list[str] | None:
     for a, b in zip(before, after, strict=True):
         if a == b:
             continue
+        if a[0] in "\"'" and b[0] == a[0]:
+            strings.append((a, b))
+            continue
         if not (a[0].isalpha() or a[0] == "_") or not (b[0].isalpha() or b[0] == "_") \
                 or swaps.setdefault(a, b) != b:
             return None
         names.append(a)
     return names
+
+
+def _with_swaps(text: str, swaps: dict[str, str]) -> str:
+    return re.sub(r"\w+", lambda m: swaps.get(m.group(0), m.group(0)), text)
