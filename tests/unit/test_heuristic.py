@@ -415,7 +415,10 @@ def test_a_name_swapped_everywhere_is_a_rename_to_skip(language: str) -> None:
     # a value swapped inside strings, however often, is a changed value
     valued = PRContext(title="Use the slow mode", files=[_file(f"engine/run{i}.py", ['    run(mode="slow")'],
                                                                 ['    run(mode="fast")']) for i in range(3)])
-    for ctx in (compared, logic, valued):
+    # one existing thing swapped for another everywhere changes behaviour: only what the diff renames counts
+    dtyped = PRContext(title="Run in bf16", files=[_file(f"engine/run{i}.py", ["    dtype = torch.bfloat16"],
+                                                         ["    dtype = torch.float16"]) for i in range(3)])
+    for ctx in (compared, logic, valued, dtyped):
         assert judgement(measure(ctx), "en").shortcut != "name_renames"
 
 

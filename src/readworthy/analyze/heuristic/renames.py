@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
 
 _RENAMED = "@@"  # what an expression on a renamed name becomes (never in a condition's code)
@@ -70,16 +71,19 @@ RENAME_MAX_NAMES = 3  # a diff that swaps more names than this is more than a re
 _TOKEN = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|\w+|\S")
 
 
-def renamed_names(patches: Iterable[tuple[str, str | None]]) -> tuple[tuple[str, str], ...]:
-    """The (old, new) names, when every changed line of these (path, patch) pairs is a removed line with only
-    a few names swapped (`get_kv_cache_shape` → `kv_cache_shape`, the same swap everywhere, in strings too):
-    a rename and nothing else. Each swap must rename a definition or recur in two files: one name swapped
-    once (`x > limit` → `x > budget`) is a change of what is compared, not a rename. Empty otherwise."""
+def renamed_names(changes: Iterable[FileChange]) -> tuple[tuple[str, str], ...]:
+    """The (old, new) names, when every changed line of these files is a removed line with only a few names
+    swapped (`get_kv_cache_shape` → `kv_cache_shape`, the same swap everywhere, in strings too): a rename and
+    nothing else. Each swap must rename something the diff shows renamed: a definition (its line is among
+    the swapped ones) or a file or directory (a moved file's path). Swapping one existing thing for another
+    (`x > limit` → `x > budget`, `float16` → `bfloat16`) changes behaviour; it is no rename. Empty otherwise."""
     swaps: dict[str, str] = {}
     strings: list[tuple[str, str]] = []  # changed string literals: they may change only by the swaps
-    files: dict[str, set[str]] = {}
-    defined: set[str] = set()
-    for path, patch in patches:
+    renamed: set[tuple[str, str]] = set()  # (old, new) that the diff renames: definitions, path parts
+    for change in changes:
+        path, patch = change.path, change.patch
+        if change.previous_path:
+            renamed |= _path_renames(change.previous_path, path)
         removed: list[str] = []
         added: list[str] = []
         for line in [*(patch or "").split("\n"), " "]:  # a final context line closes the last run
@@ -96,14 +100,10 @@ def renamed_names(patches: Iterable[tuple[str, str | None]]) -> tuple[tuple[str,
                         return ()
                     patterns = patterns_for(path)
                     declared = definition_name(old, patterns) if found and patterns else None
-                    for name in found:
-                        files.setdefault(name, set()).add(path)
-                        if declared == name:
-                            defined.add(name)
+                    if declared in found:
+                        renamed.add((declared, swaps[declared]))
                 removed, added = [], []
-    if not swaps or len(swaps) > RENAME_MAX_NAMES:
-        return ()
-    if any(name not in defined and len(files.get(name, ())) < 2 for name in swaps):
+    if not swaps or len(swaps) > RENAME_MAX_NAMES or any(pair not in renamed for pair in swaps.items()):
         return ()
     if any(_with_swaps(old, swaps) != new for old, new in strings):
         return ()
@@ -128,6 +128,13 @@ def _swapped(old: str, new: str, swaps: dict[str, str], strings: list[tuple[str,
             return None
         names.append(a)
     return names
+
+
+def _path_renames(old: str, new: str) -> set[tuple[str, str]]:
+    """The path parts a move renames (`tests/test_a.py` → `tests/test_b.py`: `test_a` → `test_b`)."""
+    before = re.split(r"[/.]", old)
+    after = re.split(r"[/.]", new)
+    return {(a, b) for a, b in zip(before, after, strict=False) if a != b} if len(before) == len(after) else set()
 
 
 def _with_swaps(text: str, swaps: dict[str, str]) -> str:

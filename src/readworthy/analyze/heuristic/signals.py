@@ -415,7 +415,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         move_target=move_targets.most_common(1)[0][0] if move_targets else "",
         bulk_files=len(bulk),
         data_files=data_files,
-        renamed_names=renamed_names((c.path, c.patch) for c in ctx.files if kind_of[c.path] not in MECHANICAL_KINDS),
+        renamed_names=renamed_names(c for c in ctx.files if kind_of[c.path] not in MECHANICAL_KINDS),
         # "bump" is PR text: logic beside a pin is news only where a version really moved
         hidden_logic=tuple(hidden[:5]) if bump_title and version_files and version_files != substantive else (),
         fail_fast=tuple(_fail_fast(code_defs)[:5]),
