@@ -114,6 +114,10 @@ def test_tables_of_tuned_values_are_data_to_skip(language: str) -> None:
         "config/app.json", ['  "name": "engine",'])]), NO_COVERAGE, "en")
     assert "tables of values" not in settings.reason and "CI" not in settings.reason, settings.reason
     assert settings.reason.startswith("Configuration only"), settings.reason
+    # a flag or a couple of numbers in a settings file are settings, not a table of values
+    for plus, minus in ((['  "strict": false,'], ['  "strict": true,']), (['  "timeout": 60,'], ['  "timeout": 30,'])):
+        flag = heuristic_digest(PRContext(title="Relax", files=[_file("tsconfig.json", plus, minus)]), NO_COVERAGE, "en")
+        assert "tables of values" not in flag.reason, flag.reason
 
 
 def test_repeated_header_churn_is_skip() -> None:

@@ -125,19 +125,22 @@ def _version_shape(line: str) -> str:
     return _VERSION_TOKEN.sub("#", " ".join(line.split()))
 
 
-# One line of a table of values (JSON, CSV): a number, a bool or null, under an optional key, or brackets.
-_VALUE = r"(?:[-+]?\.?\d[\w.+-]*|true|false|null)"
+# One line of a table of values (JSON, CSV): a number under an optional key, or brackets. A flag (`true`) is a
+# setting, not a table entry.
+_VALUE = r"(?:[-+]?\.?\d[\w.+-]*)"
 _VALUE_LINE = re.compile(rf"""^\s*(?:(?:"[^"]*"|'[^']*'|[\w.-]+)\s*:\s*)?"""
                          rf"""(?:{_VALUE}|\[\s*(?:{_VALUE}(?:\s*,\s*{_VALUE})*\s*,?)?\s*\]?|\{{)?\s*[\]}}]*\s*,?\s*$"""
                          rf"""|^\s*{_VALUE}(?:\s*[,\t]\s*{_VALUE})+\s*,?\s*$""", re.IGNORECASE)
 DATA_TABLE_SUFFIXES = (".json", ".csv", ".tsv")
+DATA_TABLE_MIN_LINES = 10  # fewer changed numbers are a setting or two, not a table
 
 
 def is_value_table(path: str, added: list[str], removed: list[str]) -> bool:
     """A data file whose changed lines are only values (tuned kernel parameters, benchmark tables): numbers
     under keys and the brackets around them, nothing a reader follows as logic."""
     lines = [x for x in added + removed if x.strip()]
-    return path.lower().endswith(DATA_TABLE_SUFFIXES) and bool(lines) and all(_VALUE_LINE.match(x) for x in lines)
+    return path.lower().endswith(DATA_TABLE_SUFFIXES) and len(lines) >= DATA_TABLE_MIN_LINES \
+        and all(_VALUE_LINE.match(x) for x in lines)
 
 
 def only_versions_moved(added: list[str], removed: list[str]) -> bool:
