@@ -5,7 +5,7 @@ a boolean assigned to a name, so that an edit to it can be shown as "the conditi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from .comment_text import comment_syntax
 
@@ -107,9 +107,10 @@ def _surface(cond: str) -> str:
     return "".join(c for _, c, depth, inside in _scan(cond) if depth == 0 and not inside and c not in ")]}")
 
 
-def code_part(line: str, path: str) -> str:
-    """The line without a comment after its code, by the comment syntax of `path`'s language."""
-    return _without_trailing_comment(line, *comment_syntax(path))
+def code_parts(lines: Iterable[str], path: str) -> Iterator[str]:
+    """Each line of `path` without a comment after its code, by the comment syntax of its language."""
+    syntax = comment_syntax(path)
+    return (_without_trailing_comment(line, *syntax) for line in lines)
 
 
 def _without_trailing_comment(line: str, hash_comments: bool, slash_comments: bool) -> str:

@@ -162,23 +162,22 @@ def logic_lines(added: list[str], removed: list[str]) -> int:
     return len(plus) + len(minus) - 2 * sum(same_shape.values())
 
 
-def is_cosmetic(path: str, patch: str | None) -> bool:
+def is_cosmetic(path: str, patch: str | None, added: list[str], removed: list[str]) -> bool:
     """Only comments, blank lines or whitespace changed: typo fixes, reformatting, comment edits.
     The code's characters must stay the same, in the same order and in the same place: each hunk on its
-    own, so a line moved to another hunk (an import moved into a function) is not cosmetic."""
+    own, so a line moved to another hunk (an import moved into a function) is not cosmetic. `added` and
+    `removed` are the patch's lines (the whole file's test first: most files fail it)."""
+    if not added and not removed:
+        return False
     comment = _C_COMMENT_LINE if _C_FAMILY.search(path) else COMMENT_LINE
 
     def code(lines: list[str]) -> str:
         return "".join("".join(x.split()) for x in lines if x.strip() and not comment.match(x))
 
+    if code(added) != code(removed):
+        return False
     hunks = re.split(r"^@@[^\n]*$", patch or "", flags=re.MULTILINE)
-    changed = False
-    for hunk in hunks:
-        added, removed = diff_lines(hunk)
-        changed = changed or bool(added or removed)
-        if code(added) != code(removed):
-            return False
-    return changed
+    return all(code(plus) == code(minus) for plus, minus in map(diff_lines, hunks))
 
 
 def repeated_change_paths(changes: Sequence[FileChange], added: dict[str, list[str]]) -> frozenset[str]:

@@ -20,7 +20,7 @@ from . import shapes
 from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_definitions, template_hooks
 from .conversation import Discussion, analysed_issues, discussion_of
 from .definitions import Definition, file_definitions
-from .line_conditions import code_part
+from .line_conditions import code_parts
 from .renames import renamed_names
 from .titles import is_bump_title, is_fix_title, is_revert
 
@@ -322,7 +322,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             other_files += 1
         if kind not in MECHANICAL_KINDS and kind not in (FileKind.DELETED, FileKind.RENAMED):
             readable_files += 1
-            cosmetic_files += shapes.is_cosmetic(change.path, change.patch)
+            cosmetic_files += shapes.is_cosmetic(change.path, change.patch, plus, minus)
         if kind is FileKind.TEST:
             techniques += sum(1 for line in plus if shapes.is_test_technique(line))
         elif kind is FileKind.DOCS:
@@ -373,7 +373,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     text = "\n".join([ctx.title, *(c.message for c in ctx.commits[:1])])
     own_text = [ctx.body, *(c.message for c in ctx.commits[:20])]
     # a comment after a check (`if bad(x):  # path traversal`) is not what the check tests
-    added_code = (code_part(x, c.path) for c in ctx.files if kind_of[c.path] in CODE_KINDS for x in lines[c.path][0])
+    added_code = (x for c in ctx.files if kind_of[c.path] in CODE_KINDS for x in code_parts(lines[c.path][0], c.path))
     code_security = shapes.security_words("", (), added_code)  # read once: `added_code` is a generator
     # new code definitions (a name removed elsewhere moved, unless conventional: every class has `__init__`)
     new_code = [d for d in code_defs if d.new and kind_of[d.path] in CODE_KINDS
