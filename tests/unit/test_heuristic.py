@@ -426,6 +426,15 @@ def test_a_name_swapped_everywhere_is_a_rename_to_skip(language: str) -> None:
         assert judgement(measure(ctx), "en").shortcut != "name_renames"
 
 
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_imports_reordered_in_one_file_are_not_said_to_move_between_files(language: str) -> None:
+    names = [f"from engine.mod{i} import thing{i}" for i in range(25)]
+    ctx = PRContext(title="Sort imports", files=[_file("engine/a.py", sorted(names, reverse=True), names)])
+    digest = heuristic_digest(ctx, NO_COVERAGE, language)
+    assert digest.verdict is Verdict.SKIP
+    assert ("Moves or reorders code" if language == "en" else "搬移或重排代码") in digest.reason, digest.reason
+
+
 def test_rename_only_is_skip() -> None:
     moved = FileChange(path="engine/new_place.py", previous_path="engine/old_place.py", status=FileStatus.RENAMED)
     digest = heuristic_digest(PRContext(title="Move module", files=[moved]), NO_COVERAGE, "en")

@@ -8,7 +8,7 @@ The verdict follows the same rubric as the model's (reading value, not size):
    and (unless it changes behaviour: a removed guard, a changed default, a security check, a "bump" that
    also changes logic) one edit repeated across many files, renames and moves with import updates only,
    a few names swapped everywhere, comment or whitespace edits only, tables of values only, a docs edit
-   that adds no section, code moved between files, or a deletion that adds nothing.
+   that adds no section, code moved or reordered, or a deletion that adds nothing.
 2. Everything else is weighed by the reading-value model (verdict_model.py): general facts about the
    change (sizes on a log scale, what kind of files, new definitions, interfaces, capability checks,
    new build stages, a fix pinned by tests ...) with weights fitted on labelled PRs. The verdict is the one with
