@@ -309,8 +309,8 @@ def test_every_phrase_exists_in_every_language_with_the_same_fields() -> None:
     for language, table in PHRASES.items():
         assert set(table) == set(en), language
         for key, text in table.items():
-            fields = {f for _, f, _, _ in string.Formatter().parse(text) if f} - {"s", "ls", "os"}
-            en_fields = {f for _, f, _, _ in string.Formatter().parse(en[key]) if f} - {"s", "ls", "os"}
+            fields = {f for _, f, _, _ in string.Formatter().parse(text) if f} - {"s", "ls"}
+            en_fields = {f for _, f, _, _ in string.Formatter().parse(en[key]) if f} - {"s", "ls"}
             assert fields == en_fields, (language, key)
 
 
@@ -489,12 +489,12 @@ def test_a_pr_without_code_is_never_a_code_change_of_zero_lines(language: str) -
               ["MODEL = 'smollm2'"])])
     reason = heuristic_digest(ctx, NO_COVERAGE, language).reason
     assert "0 line" not in reason and "0 行" not in reason, reason
-    assert ("changes no product code (3 added lines of tests)" in reason) if language == "en" \
-        else ("没有改动产品代码（测试新增 3 行）" in reason), reason
-    # workflows changed beside the tests are counted too, not left out
+    assert ("changes no product code (3 added lines of tests, 1 added line of docs)" in reason) if language == "en" \
+        else ("没有改动产品代码（测试新增 3 行，文档新增 1 行）" in reason), reason
+    # workflows and docs changed beside the tests are counted too, not left out
     pinned = PRContext(title="Pin the actions", files=[
         *ctx.files, _file(".github/workflows/ci.yml", ["      - uses: actions/checkout@0123abc # v4"],
                           ["      - uses: actions/checkout@v4"])])
     reason = heuristic_digest(pinned, NO_COVERAGE, language).reason
-    assert ("(3 added lines of tests, 1 of build, CI or configuration files)" in reason) if language == "en" \
-        else ("构建、CI 或配置文件新增 1 行" in reason), reason
+    assert ("(3 added lines of tests, 1 added line of build, CI or configuration files, 1 added line of docs)"
+            in reason) if language == "en" else ("测试新增 3 行，构建、CI 或配置文件新增 1 行，文档新增 1 行" in reason), reason

@@ -350,7 +350,7 @@ def _findings(sig: Signals, est: Estimate, language: str) -> list[Finding]:
     keys.sort(key=lambda k: k == "new_definitions")  # a count says less than a fact that names the code
     shown = [available[k] for k in keys[:3]]
     if not shown or len(shown) < 2 and _mostly_code(sig):  # a line count says little next to what the change does
-        shown.append(_size(sig))
+        shown.append(_size(sig, language))
     return shown
 
 
@@ -411,13 +411,16 @@ def _mostly_code(sig: Signals) -> bool:
     return code > 0 and 2 * code >= rest
 
 
-def _size(sig: Signals) -> Finding:
+def _size(sig: Signals, language: str) -> Finding:
     # the wording counts code and tests apart: "a small code change (705 lines)" misled when 690 were tests
     lines = sig.added_code_lines + sig.deleted_code_lines - sig.deleted_test_lines
     if lines <= 0 and not sig.new_definitions:  # "a code change (0 lines)" says what is not there
-        key = "no_code" + "_tests" * bool(sig.added_test_lines)
-        build = _config_lines(sig, FileKind.BUILD)  # workflows and build files beside the tests are said too
-        return Finding(key + "_build" * bool(build), {"lines": sig.added_test_lines, "other": build})
+        # what it changes instead, each kind counted: tests, build and CI files, docs
+        counts = {"added_tests": sig.added_test_lines, "added_build": _config_lines(sig, FileKind.BUILD),
+                  "added_docs": sig.added_doc_lines}
+        parts = [phrase(language, key, n=n) for key, n in counts.items() if n]
+        return Finding("no_code_beside", {"parts": phrase(language, "sep").join(parts)}) if parts \
+            else Finding("no_code", {})
     key = "small_fix" if sig.added_code_lines <= SMALL_FIX_LINES and not sig.new_definitions else "code_change"
     values: dict[str, object] = {"lines": lines}
     if sig.added_test_lines:

@@ -83,10 +83,10 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "small_fix": "is a small, contained code change ({lines} line{ls})",
         "small_fix_tests": "is a small, contained code change ({lines} line{ls}, plus {tests} of tests)",
         "no_code": "changes no product code",
-        "no_code_tests": "changes no product code ({lines} added line{ls} of tests)",
-        "no_code_build": "changes no product code ({other} added line{os} of build, CI or configuration files)",
-        "no_code_tests_build": "changes no product code ({lines} added line{ls} of tests, {other} of build, CI or "
-                               "configuration files)",
+        "no_code_beside": "changes no product code ({parts})",
+        "added_tests": "{n} added line{s} of tests",
+        "added_build": "{n} added line{s} of build, CI or configuration files",
+        "added_docs": "{n} added line{s} of docs",
         # a cut-off or damaged patch (analyze/fragment.py)
         "fragment_not_skip": "The patch of {n} file{s} ({files}) is incomplete, so this is not called safe to "
                              "skip: read the full diff. From what was seen: {reason}",
@@ -245,9 +245,10 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "small_fix": "是一处范围很小的代码改动（{lines} 行）",
         "small_fix_tests": "是一处范围很小的代码改动（{lines} 行，另有 {tests} 行测试）",
         "no_code": "没有改动产品代码",
-        "no_code_tests": "没有改动产品代码（测试新增 {lines} 行）",
-        "no_code_build": "没有改动产品代码（构建、CI 或配置文件新增 {other} 行）",
-        "no_code_tests_build": "没有改动产品代码（测试新增 {lines} 行，构建、CI 或配置文件新增 {other} 行）",
+        "no_code_beside": "没有改动产品代码（{parts}）",
+        "added_tests": "测试新增 {n} 行",
+        "added_build": "构建、CI 或配置文件新增 {n} 行",
+        "added_docs": "文档新增 {n} 行",
         "headline_files": "改动了 {areas} 中的 {n} 个文件",
         "p_quote": "{attribution}：“{quote}”",
         "p_end": "。",
@@ -356,7 +357,7 @@ def phrase(language: str, key: str, **values: object) -> str:
     table = PHRASES.get(language, PHRASES["en"])
     shown = {k: count(language, v) if k in _COUNT_KEYS and isinstance(v, int) else v for k, v in values.items()}
     return table[key].format(s="" if values.get("n") == 1 else "s", ls="" if values.get("lines") == 1 else "s",
-                             os="" if values.get("other") == 1 else "s", **shown)
+                             **shown)
 
 
 def fit(text: str, limit: int) -> str:
