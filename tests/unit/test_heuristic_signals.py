@@ -187,6 +187,18 @@ def test_a_new_package_holding_most_of_the_code_is_a_skim_of_its_shared_edits() 
     assert "template" not in digest.reason  # nothing checked that it follows one
 
 
+def test_a_new_package_without_shared_edits_is_never_a_confident_skip() -> None:
+    # the model's weight on the new-package share was learned from drops big enough to be skims; alone it
+    # would call a smaller drop a confident skip, which triage never sends to a model
+    files = [_file(f"engine/planner/{name}.py", [f"class Planner{name.title()}:"] +
+                   [f"    def step{i}(self, x):" for i in range(40)], status=FileStatus.ADDED, start=0)
+             for name in ("core", "graph", "cost", "search", "cache", "rules")]
+    sig = measure(PRContext(title="A query planner", files=files))
+    judged = judgement(sig, "en")
+    assert judged.verdict is Verdict.SKIM and judged.confidence < CONFIDENT_SKIP, judged
+    assert "new, self-contained package `engine/planner/`" in judged.reason, judged.reason
+
+
 def test_audience_is_the_owners_of_the_code_not_of_the_tests() -> None:
     files = [_file("engine/sched/batcher.py", ["    return pack(queue)"], ["    return queue"]),
              _file("tests/sched/test_batcher.py", ["def test_pack():", "    assert pack([]) == []"])]

@@ -170,7 +170,7 @@ def _rubric(sig: Signals, verdict: Verdict) -> Verdict:
     """The verdict after the rubric's rules for what a diff alone cannot show (the labelled PRs carry no
     discussion or issues, so these are not fitted): a root-cause analysis in a linked issue makes a
     PR deep-read; a security change with a new check is deep-read, any security change at least skim;
-    a model drop that edits shared code, a new interface or base class other code implements (the rubric's
+    a drop of new code (a model, a backend, a tool), a new interface or base class other code implements (the rubric's
     pattern every future implementation follows) and a tests-only PR bringing a new testing technique are
     at least skim, and so is a docs PR that adds a section (not a typo or a link); a long review discussion and a
     debate (changes requested, two or more people) each raise it a level."""
@@ -178,7 +178,7 @@ def _rubric(sig: Signals, verdict: Verdict) -> Verdict:
         return Verdict.DEEP_READ
     level = _ORDER.index(verdict)
     contract = bool(sig.implemented or sig.abstractions)  # an interface other code implements: never a skip
-    if _security(sig) or contract or _drop_with_shared_edits(sig) or _new_test_technique(sig) \
+    if _security(sig) or contract or _new_code_drop(sig) or _new_test_technique(sig) \
             or _new_doc_section(sig):
         level = max(level, 1)
     level += (sig.discussion.comments >= 25) + bool(sig.discussion.changes_requested
@@ -193,10 +193,12 @@ def _security(sig: Signals) -> bool:
     return sig.security_in_code or any(w.upper().startswith(("CVE", "GHSA")) for w in sig.security)
 
 
-def _drop_with_shared_edits(sig: Signals) -> bool:
-    """Most of the added code is a new package of its own and it also edits shared code: the rubric's
-    model drop, a skim of the shared pieces it changes (never a skip, however routine the rest)."""
-    return bool(sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE and sig.shared_edits)
+def _new_code_drop(sig: Signals) -> bool:
+    """Most of the added code is a new package of its own: the rubric's model drop, a skim of the shared
+    pieces it changes or, with none, of what it brings. Never a skip: the model's weight on the new-package
+    share, learned from drops big enough to be skims, would call a smaller one a confident skip, and a
+    confident skip is never sent to a model."""
+    return bool(sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE)
 
 
 def _new_test_technique(sig: Signals) -> bool:
