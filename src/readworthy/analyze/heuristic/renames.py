@@ -82,6 +82,7 @@ def renamed_names(changes: Iterable[FileChange]) -> tuple[tuple[str, str], ...]:
     renamed: set[tuple[str, str]] = set()  # (old, new) that the diff renames: definitions, path parts
     for change in changes:
         path, patch = change.path, change.patch
+        patterns = patterns_for(path)
         if change.previous_path:
             renamed |= _path_renames(change.previous_path, path)
         removed: list[str] = []
@@ -96,14 +97,13 @@ def renamed_names(changes: Iterable[FileChange]) -> tuple[tuple[str, str], ...]:
                     return ()
                 for old, new in zip(removed, added, strict=True):
                     found = _swapped(old, new, swaps, strings)
-                    if found is None:
+                    if found is None or len(swaps) > RENAME_MAX_NAMES:
                         return ()
-                    patterns = patterns_for(path)
                     declared = definition_name(old, patterns) if found and patterns else None
                     if declared in found:
                         renamed.add((declared, swaps[declared]))
                 removed, added = [], []
-    if not swaps or len(swaps) > RENAME_MAX_NAMES or any(pair not in renamed for pair in swaps.items()):
+    if not swaps or any(pair not in renamed for pair in swaps.items()):
         return ()
     if any(_with_swaps(old, swaps) != new for old, new in strings):
         return ()
