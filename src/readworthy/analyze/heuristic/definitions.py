@@ -485,10 +485,11 @@ def file_definitions(change: FileChange) -> FileDefinitions:
     renames = reader.removed_shapes.copy()  # each removed line is renamed once, to the first that matches it
     for d in reader.found.values():
         # a changed signature, or a rename (the same definition line under another name), is not new
+        new = d.new and d.name not in reader.removed_names
         shape = reader.added_shapes.get(d.qualname, "")
-        renamed = d.new and d.name not in reader.removed_names and renames[shape] > 0
+        renamed = new and renames[shape] > 0
         renames[shape] -= renamed
-        d.new = d.new and d.name not in reader.removed_names and not renamed
+        d.new = new and not renamed
     kept = tuple(d for d in reader.found.values() if d.changed or d.new)
     return FileDefinitions(change.path, kept, reader.module_doc if change.status.value == "added" else "",
                            frozenset(reader.removed_names))

@@ -134,7 +134,9 @@ def _path_renames(old: str, new: str) -> set[tuple[str, str]]:
     """The path parts a move renames (`tests/test_a.py` → `tests/test_b.py`: `test_a` → `test_b`)."""
     before = re.split(r"[/.]", old)
     after = re.split(r"[/.]", new)
-    return {(a, b) for a, b in zip(before, after, strict=False) if a != b} if len(before) == len(after) else set()
+    if len(before) != len(after):
+        return set()
+    return {(a, b) for a, b in zip(before, after, strict=True) if a != b}
 
 
 def _with_swaps(text: str, swaps: dict[str, str]) -> str:
