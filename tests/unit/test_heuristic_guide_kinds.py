@@ -83,6 +83,24 @@ def test_a_widened_check_is_quoted_as_it_is_now() -> None:
     assert "the check stays" in point.explanation
 
 
+def test_a_check_of_other_names_is_not_the_old_check_widened() -> None:
+    # one check dropped and an unrelated one added in its place: not "the check stays"
+    kernel = _modified("csrc/moe/fused_gate.cu", """\
+@@ -96,5 +96,5 @@ void fused_gate(torch::Tensor& weights, int64_t num_expert_group, int64_t topk_group) {
+   const int topk = weights.size(-1);
+-  TORCH_CHECK(topk == 8, "fused_gate only supports topk == 8, got ",
+-              topk);
++  TORCH_CHECK(topk_group <= num_expert_group,
++              "topk_group must not exceed num_expert_group");
+   launch(weights);
+""")
+    assert replacements(kernel.patch or "", kernel.path) == []
+    digest = heuristic_digest(PRContext(title="Validate expert groups", files=[kernel]), Coverage(), "en")
+    assert not any("the check stays" in d.explanation for d in digest.decisions), digest.decisions
+    assert "removes a guard, `TORCH_CHECK(topk == 8, \"fused_gate only supports topk == 8, got \", topk);`" \
+        in digest.reason, digest.reason
+
+
 def _model_drop() -> PRContext:
     files = [_added(f"vllm/models/tinyllm/{name}.py", [
         f'"""TinyLLM {name}: the {name} of the TinyLLM architecture, following the shared template."""',

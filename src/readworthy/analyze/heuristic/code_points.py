@@ -39,7 +39,6 @@ _REFUSES = re.compile(r"^\s*(?:return\s+(?:False|false|None|\"|'|f\"|f')|raise\b
 _WS = re.compile(r"\s+")
 # Code no other reader builds on: benchmarks, examples, scripts.
 _NOT_SHARED = re.compile(r"(?:^|/)(?:benchmarks?|examples?|scripts?|tools|docs?)/")
-SMALL_REPLACEMENT = 3  # lines on each side: a check rewritten in place, not a block rewritten
 RENAME_HUNK_MAX = 400  # lines of a hunk searched for the rename a condition follows
 MAX_CODE_LEN = 90  # a condition longer than this is shown cut (the file holds the rest)
 NEW_CODE_MAJORITY = 0.5  # "most of the added code" in new files: more than half
@@ -106,10 +105,10 @@ def replacements(patch: str, path: str) -> list[Replacement]:
                 old_body, _ = _body(lines, k, "-")
                 if new[0] in ("if", "while", "unless") and not (body_kept or _same(old_body, new_body)):
                     continue
-                small = start - first <= SMALL_REPLACEMENT and i - start <= SMALL_REPLACEMENT
                 likeness = _likeness(old[1], new[1])
-                if new[0] not in ("if", "while", "unless") and not (likeness or small):
-                    continue  # two unrelated checks in a rewritten block
+                if new[0] not in ("if", "while", "unless") and not _tests_same_names(
+                        old[1], new[1], [x[1:] for x in lines[start:i]]):
+                    continue  # two checks of different things: one dropped, another added
                 candidates.append((likeness, -k, k, old))
             if candidates:  # the most alike of the removed ones (a rewritten block holds several)
                 _, _, k, old = max(candidates)
@@ -156,6 +155,23 @@ def _likeness(a: str, b: str) -> float:
     names = [set(re.findall(r"[A-Za-z_]\w{2,}", x)) - _KEYWORDS for x in (a, b)]
     both = names[0] | names[1]
     return len(names[0] & names[1]) / len(both) if both else 0.0
+
+
+_ASSIGNED = re.compile(r"^\s*(?:[\w:<>]+\s+)*([A-Za-z_]\w*)\s*=(?!=)\s*(.+?);?\s*$")
+
+
+def _tests_same_names(old: str, new: str, added: Sequence[str]) -> bool:
+    """Whether a new check tests what the old one did: a name in common, counting the names a value the
+    new check tests was computed from in the lines added beside it (`ratio = heads / kv_heads`). A check
+    of other names is a new check next to a dropped one, not the old check widened."""
+    def names(text: str) -> set[str]:
+        return set(re.findall(r"[A-Za-z_]\w{2,}", text)) - _KEYWORDS
+    tested = names(new)
+    for line in added:
+        m = _ASSIGNED.match(line)
+        if m and m.group(1) in tested:
+            tested |= names(m.group(2))
+    return bool(tested & names(old))
 
 
 def _indent(text: str) -> int:

@@ -215,10 +215,32 @@ def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list
         if run and not any(definition_name(x, patterns) for x in run if patterns):
             for i, x in enumerate(run):
                 if _GUARD.match(x) and not _kept(x.strip(), added_guards, added):
-                    guard = x.strip().removesuffix("(").rstrip(", ")
+                    guard = _whole_statement(run, i)
                     found.append((x, _with_condition(guard, x, run[:i])))
         run = []
     return found
+
+
+STATEMENT_MAX_LINES = 4  # lines a check spread over is joined from to quote it whole
+
+
+def _whole_statement(run: Sequence[str], at: int) -> str:
+    """The removed check at `at` as one line: a `CHECK(cond, "message",` spread over removed lines is
+    joined until its brackets close, so the quote does not stop mid-call; one that never closes within
+    reach is shown as its first line."""
+    parts = [run[at].strip()]
+    for line in run[at + 1: at + STATEMENT_MAX_LINES]:
+        if _bracket_depth(" ".join(parts)) <= 0:
+            break
+        parts.append(line.strip())
+    if _bracket_depth(" ".join(parts)) == 0:
+        return " ".join(parts)
+    return parts[0].removesuffix("(").rstrip(", ")
+
+
+def _bracket_depth(text: str) -> int:
+    code = re.sub(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", "", text)  # brackets inside messages do not count
+    return sum((c in "([{") - (c in ")]}") for c in code)
 
 
 _RAISE = re.compile(r"^(?:raise|throw)\s")
