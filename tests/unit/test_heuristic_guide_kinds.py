@@ -294,3 +294,19 @@ def test_a_test_parametrised_twice_is_named_once() -> None:
         "    assert render(attack, language).safe"])
     text = _text(test_points([change], "en"))
     assert text.count("`test_hostile_answer_is_harmless`") == 1, text
+
+
+def test_names_in_docs_and_docstrings_keep_their_underscores() -> None:
+    from readworthy.analyze.heuristic.authors import clean
+    from readworthy.analyze.heuristic.kind_points import headings, stated_rule
+
+    change = _added("docs/design/prefix_caching.md", [
+        "## Reading `prefix_cache_hits` and *why* it lags",
+        "The `vllm:prefix_cache_hits` and `vllm:prefix_cache_queries` counters must be read in tokens, not requests."])
+    assert headings(change) == ["Reading prefix_cache_hits and why it lags"]
+    assert stated_rule(change) == \
+        "The vllm:prefix_cache_hits and vllm:prefix_cache_queries counters must be read in tokens, not requests."
+    # a docstring is not markdown: a dunder name is a name, and emphasis marks go only at a word's edges
+    assert clean("State built once in __init__, read by **every** step.") == \
+        "State built once in __init__, read by every step."
+    assert clean("uses self.__dict__ and x__y__z as they are") == "uses self.__dict__ and x__y__z as they are"

@@ -102,10 +102,14 @@ def is_measurement(text: str) -> bool:
     return bool(_BEFORE_AFTER.search(text)) or (bool(_NUMBER.search(text)) and bool(_BENCHMARK.search(text)))
 
 
+# `**` and `__` around words; a dunder name (`__init__`, `__call__`) is a name, kept whole.
+_EMPHASIS = re.compile(r"(?P<name>(?<![\w`])__[A-Za-z]\w*?__(?![\w`]))|\*\*|(?<![\w*_])__(?=\w)|(?<=\w)__(?![\w*_])")
+
+
 def clean(text: str) -> str:
     """One line of prose: markdown emphasis, bullets and RST double backticks removed."""
     text = _RST_CODE.sub(r"`\1`", text)
-    text = re.sub(r"\*\*|__(?=\w)|(?<=\w)__", "", text)
+    text = _EMPHASIS.sub(lambda m: m.group("name") or "", text)
     text = re.sub(r"^\s*(?:[-*+>]|\d+[.)])\s+", "", text)
     return " ".join(text.split()).strip()
 

@@ -25,7 +25,11 @@ _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>[^#].*?)\s*#*\s*$")
 _RST_RULE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
 _RULE_WORDS = re.compile(r"\b(?:must|should|never|always|only|do not|don't|required|recommended|avoid|prefer"
                          r"|instead of|rather than|make sure|note that|important)\b", re.IGNORECASE)
-_MARKUP = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[([^\]]*)\]\([^)]*\)|<[^>]+>|[*_]{1,2}(?=\w)|(?<=\w)[*_]{1,2}")
+# Images, links (their text kept), tags and emphasis marks: `*`/`_` at a word's edge, never inside a name
+# (`prefix_cache_hits`, `__init__` keep theirs).
+_MARKUP = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[([^\]]*)\]\([^)]*\)|<[^>]+>"
+                     r"|(?<![\w*_])[*_]{1,2}(?=\w)|(?<=\w)[*_]{1,2}(?![\w*_])")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")  # a list item's bullet is not part of its sentence
 _DOC_EXT = re.compile(r"\.(?:md|markdown|rst|txt|adoc)$", re.IGNORECASE)
 _ASSET_EXT = re.compile(r"\.(?:png|svg|jpe?g|gif|webp)$", re.IGNORECASE)
@@ -63,7 +67,14 @@ def _added(change: FileChange) -> Iterator[str]:
 
 
 def _plain(text: str) -> str:
-    return " ".join(_MARKUP.sub(lambda m: m.group(1) or "", text).replace("`", "").split())
+    """Markdown as the reader sees it: markup out, code spans as written (without their backticks)."""
+    parts = []
+    last = 0
+    for m in _CODE_SPAN.finditer(text):
+        parts += [_MARKUP.sub(lambda x: x.group(1) or "", text[last:m.start()]), m.group(2)]
+        last = m.end()
+    parts.append(_MARKUP.sub(lambda x: x.group(1) or "", text[last:]))
+    return " ".join("".join(parts).replace("`", "").split())
 
 
 def headings(change: FileChange) -> list[str]:
