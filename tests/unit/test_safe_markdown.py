@@ -70,6 +70,9 @@ def test_code_names_are_wrapped_and_prose_is_not() -> None:
     ("读取 /tmp/a/b.json 失败", "/tmp/a/b.json"),
     ("owners and .github/readworthy.yml areas", ".github/readworthy.yml"),
     ("the (.github/workflows/ci.yml) file", ".github/workflows/ci.yml"),
+    # a glob is one path: never `requirements/`*.txt
+    ("depends only on requirements/*.txt, not on the source", "requirements/*.txt"),
+    ("every docs/**/*.md page", "docs/**/*.md"),
 ])
 def test_paths_are_wrapped_whole(text: str, path: str) -> None:
     """A path from a root, or with `…` for a shortened part, is one code span: never /`tmp/…` (issue 23)."""

@@ -32,7 +32,8 @@ _MENTION_TAIL = re.compile(r"(?<![A-Za-z0-9])@+$")
 _CROSS_REF = re.compile(r"\b[A-Za-z0-9][\w.-]*/[\w.-]+#\d+\b")
 # A dot-led name (`.github/x.yml`) or a shell variable (`$GITHUB_OUTPUT`) starts at its dot or dollar, or that
 # character would be left outside the span.
-_CANDIDATE = re.compile(r"(?:(?<![\w.$])[.$])?[A-Za-z_][\w./:…-]*(?:\(\))?")
+# A glob's `*` belongs to the path where it starts a part (`requirements/*.txt`, `docs/**/x.md`).
+_CANDIDATE = re.compile(r"(?:(?<![\w.$])[.$])?[A-Za-z_](?:[\w./:…-]|(?<=[/*])\*)*(?:\(\))?")
 # A path from a root (`/tmp/x/52385.json`, `./src/a.py`, `../a/b`, `~/.cache/x`), which _CANDIDATE alone
 # would start after the slash (rendering "/`tmp/…`"); `…` stands for a shortened part of a path.
 _ROOTED_PATH = re.compile(r"(?<![\w./…~])(?:~|\.{1,2})?/[A-Za-z0-9_.…-]+(?:/[A-Za-z0-9_.…-]+)*/?")
