@@ -142,6 +142,15 @@ def test_an_image_tag_bump_is_not_logic() -> None:
     assert digest.verdict is Verdict.SKIP
 
 
+def test_lint_settings_beside_a_bump_are_not_logic() -> None:
+    ctx = PRContext(title="[Lint] Bump ruff to v0.13.1 and enable flake8-comprehensions", files=[
+        _file(".pre-commit-config.yaml", ["    rev: v0.13.1"], ["    rev: v0.13.0"]),
+        _file("pyproject.toml", ["line-length = 88", 'select = ["E", "F", "C4"]'],
+              ["line-length = 80", 'select = ["E", "F"]'])])
+    digest = heuristic_digest(ctx, Coverage(), "en")
+    assert "also changes logic" not in digest.reason, digest.reason
+
+
 def test_a_bump_with_code_beside_the_pin_is_judged_by_that_code() -> None:
     pins = [_file(f"requirements/{name}.txt", ["transformers >= 5.1.0"], ["transformers >= 5.0.0"])
             for name in ("common", "cuda", "rocm", "tpu", "xpu", "cpu")]

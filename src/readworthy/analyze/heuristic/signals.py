@@ -350,7 +350,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         # docs hold no logic; one edit repeated across files is judged as that edit, not as logic beside a pin
         elif bump_title and kind not in MECHANICAL_KINDS | {FileKind.DOCS} and (plus or minus) \
                 and change.path not in repeated_paths:
-            if shapes.logic_lines(plus, minus):
+            if shapes.logic_lines(plus, minus) and kind in CODE_KINDS:  # a lint rule or a CI step is no logic
                 hidden.append(change.path)
             elif shapes.only_versions_moved(plus, minus):  # `IMAGE = "img:6.3"` -> `"img:6.4"`
                 version_files += 1
