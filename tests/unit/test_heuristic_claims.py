@@ -52,9 +52,12 @@ def check_claims(ctx: PRContext, reason: str) -> list[str]:
             problems.append(f"guard {guard!r} is not a removed line")
         if any(_squash(x).startswith(guard) for x in added):
             problems.append(f"guard {guard!r} is added back")
-    if m := re.search(r"changes the default of `([^`]+)` \((.+?) → (.+?)\)", reason):
+    if m := re.search(r"changes (?:the default of|the constant) `([^`]+)` \((.+?) → (.+?)\)", reason):
         name, old, new = m.groups()
-        if not any(name in x and old in x for x in removed) or not any(name in x and new in x for x in added):
+        # a flag's `default=` may sit on its own line below the flag's name
+        def sets(x: str) -> bool:
+            return name in x or ("default" in x and any(name in f.patch for f in ctx.files if f.patch))
+        if not any(sets(x) and old in x for x in removed) or not any(sets(x) and new in x for x in added):
             problems.append(f"default {name} {old} -> {new} not in the diff")
     if m := re.search(r"also changes logic \(([^)]*)\)", reason):
         for base in _CLAIM_NAMES.findall(m.group(1)):

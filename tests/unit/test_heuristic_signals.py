@@ -435,12 +435,13 @@ def test_a_changed_default_is_a_design_point_with_the_comment_that_says_why() ->
     ctx = PRContext(title="Raise the default token budget", files=[FileChange(
         path="engine/config/scheduler.py", status=FileStatus.MODIFIED, additions=2, deletions=1, patch=patch)])
     point = heuristic_digest(ctx, Coverage(), "en").decisions[0]
-    assert point.title == "`MAX_NUM_BATCHED_TOKENS` now defaults to `8192` (was `2048`)"
+    # a module constant is read by every use, not left out by a caller: it "is now", it does not "default to"
+    assert point.title == "`MAX_NUM_BATCHED_TOKENS` is now `8192` (was `2048`)"
     assert "“Large enough that one prefill chunk fills the GPU; smaller values starve the decode batch.”" \
         in point.explanation
     assert "engine/config/scheduler.py::MAX_NUM_BATCHED_TOKENS" in point.references
     zh = heuristic_digest(ctx, Coverage(), "zh-CN").decisions[0]
-    assert zh.title == "`MAX_NUM_BATCHED_TOKENS` 的默认值改为 `8192`（原为 `2048`）"
+    assert zh.title == "`MAX_NUM_BATCHED_TOKENS` 改为 `8192`（原为 `2048`）"
     # a field of a config class is anchored in its class, and without a comment the point says who is affected
     patch = ("@@ -20,3 +20,3 @@ class SchedulerConfig:\n     max_num_seqs: int = 256\n"
              "-    enable_chunked_prefill: bool = False\n+    enable_chunked_prefill: bool = True\n")
@@ -451,14 +452,46 @@ def test_a_changed_default_is_a_design_point_with_the_comment_that_says_why() ->
     assert "engine/config.py::SchedulerConfig" in field.decisions[0].references
 
 
+@pytest.mark.parametrize(("patch", "name", "change"), [
+    # a CLI flag: its `default=` sits on a line of its own under the flag
+    ('@@ -31,6 +31,6 @@ def make_arg_parser(parser):\n     parser.add_argument(\n'
+     '         "--timeout-keep-alive",\n         type=int,\n-        default=5,\n+        default=30,\n'
+     '         help="Seconds an idle connection stays open.")\n', "--timeout-keep-alive", "5 → 30"),
+    # a config field declared with a Field(...) call, other arguments after the default
+    ("@@ -40,3 +40,3 @@ class SchedulerConfig:\n-    stream_interval: int = Field(default=1, ge=1)\n"
+     "+    stream_interval: int = Field(default=4, ge=1)\n     max_num_seqs: int = 128\n",
+     "stream_interval", "1 → 4"),
+])
+def test_a_default_is_named_by_what_a_user_sets(patch: str, name: str, change: str) -> None:
+    ctx = PRContext(title="Change a default", files=[FileChange(
+        path="engine/config/args.py", status=FileStatus.MODIFIED, additions=1, deletions=1, patch=patch)])
+    digest = heuristic_digest(ctx, Coverage(), "en")
+    assert f"changes the default of `{name}` ({change})" in digest.reason, digest.reason
+    assert digest.decisions[0].title.startswith(f"`{name}` now defaults to"), digest.decisions[0]
+    assert "`default`" not in digest.reason + digest.decisions[0].explanation
+
+
+def test_the_tail_of_a_field_docstring_above_a_hunk_is_not_the_class_docstring() -> None:
+    # the hunk opens inside the docstring of the field above the change: its opening (and owner) is unseen
+    patch = ("@@ -71,7 +71,7 @@ class SchedulerConfig:\n     GPU utilization, leading to better latency.\n"
+             '     """\n \n-    stream_interval: int = Field(default=1, ge=1)\n'
+             "+    stream_interval: int = Field(default=4, ge=1)\n"
+             '     """The interval for streaming in terms of token length."""\n')
+    ctx = PRContext(title="Stream every 4 tokens", files=[FileChange(
+        path="engine/config/scheduler.py", status=FileStatus.MODIFIED, additions=1, deletions=1, patch=patch)])
+    digest = heuristic_digest(ctx, Coverage(), "en")
+    assert not any("GPU utilization" in d.title + d.explanation for d in digest.decisions), digest.decisions
+    assert [d.title for d in digest.decisions] == ["`stream_interval` now defaults to `4` (was `1`)"]
+
+
 def test_commented_out_code_above_a_changed_default_is_not_its_why() -> None:
     patch = ("@@ -10,2 +10,3 @@ import os\n-MAX_NUM_SEQS = 128\n+# MAX_NUM_SEQS = 512\n+MAX_NUM_SEQS = 256\n"
              " DEFAULT_BLOCK_SIZE = 16\n")
     ctx = PRContext(title="Raise the sequence cap", files=[FileChange(
         path="engine/config/scheduler.py", status=FileStatus.MODIFIED, additions=2, deletions=1, patch=patch)])
     point = heuristic_digest(ctx, Coverage(), "en").decisions[0]
-    assert point.title == "`MAX_NUM_SEQS` now defaults to `256` (was `128`)"
-    assert "comment" not in point.explanation and "now gets `256`" in point.explanation
+    assert point.title == "`MAX_NUM_SEQS` is now `256` (was `128`)"
+    assert "comment" not in point.explanation and "every use of `MAX_NUM_SEQS` now reads `256`" in point.explanation
 
 
 def test_a_removed_guard_names_the_definition_it_was_in() -> None:

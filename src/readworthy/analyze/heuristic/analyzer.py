@@ -33,6 +33,7 @@ from ...models import CorrectionMatch, Coverage, Digest, FileStatus, PRContext, 
 from ...pack.classify import FileKind
 from .guide import design_points, headline_of, skip_points, start_reading
 from .readers import audience, discussion_summary, issue_findings, open_items, related
+from .shapes import is_constant
 from .signals import MECHANICAL_KINDS, Signals, measure
 from .verdict_model import FITTED, GUARD_CONTEXT_LINES, RUBRIC_PRIOR, Estimate, Params, estimate
 from .wording import code_names, fit, list_sep, phrase
@@ -395,7 +396,8 @@ def _available(sig: Signals, language: str) -> dict[str, Finding]:
         out["removed_guard"] = Finding("removed_guard", {"guard": _code(g.text, GUARD_SHOWN_CHARS), "where": where})
     if sig.changed_defaults:
         d = sig.changed_defaults[0]
-        out["changed_default"] = Finding("changed_default", {"name": d.name, "change": d.text})
+        key = "changed_constant" if is_constant(d.name) else "changed_default"
+        out["changed_default"] = Finding(key, {"name": d.name, "change": d.text})
     if sig.regression_tests:
         # "the fix" only where the title says it is one and the diff agrees; otherwise a change the test pins
         out["regression_test"] = Finding("regression_test" if sig.fix else "change_test",

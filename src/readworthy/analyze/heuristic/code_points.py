@@ -28,7 +28,7 @@ from .comment_text import join_comment
 from .definitions import Definition, is_prose
 from .line_conditions import balanced, condition_of
 from .renames import only_renamed
-from .shapes import COMMENT_LINE
+from .shapes import COMMENT_LINE, is_constant
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase
 
@@ -251,9 +251,10 @@ def default_points(sig: Signals, language: str) -> list[CodePoint]:
             anchor = RankedDefinition(constant, 0.0, (), ())
         values = {"name": located.name, "old": _code(old), "new": _code(new), "file": file_label(located.path, sig),
                   "why": why}
-        explanation = phrase(language, "c_default_why" if why else "c_default", **values)
+        key = "c_constant" if is_constant(located.name) else "c_default"  # a cap nobody sets has no default
+        explanation = phrase(language, key + "_why" if why else key, **values)
         references = list(dict.fromkeys([located.path, anchor.reference]))
-        out.append(CodePoint(Decision(title=fit(phrase(language, "c_default_title", **values), 160),
+        out.append(CodePoint(Decision(title=fit(phrase(language, key + "_title", **values), 160),
                                       explanation=fit(explanation, 900), references=references),
                              anchor, weight=6.5, kind="default"))
     return out
@@ -264,7 +265,9 @@ def _default_line(patch: str, name: str, value: str) -> tuple[str, str]:
     lines = patch.split("\n")
     for i, line in enumerate(lines):
         text = line[1:]
-        if line.startswith("+") and name in text and value in text and not COMMENT_LINE.match(text):
+        # a flag's `default=` sits on its own line under the `add_argument("--flag",` that names it
+        if line.startswith("+") and (name in text or "default" in text) and value in text \
+                and not COMMENT_LINE.match(text):
             above: list[str] = []
             for prior in reversed(lines[:i]):
                 if not prior.startswith("+") or not COMMENT_LINE.match(prior[1:]):

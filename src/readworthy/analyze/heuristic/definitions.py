@@ -1,15 +1,15 @@
 """The definitions a diff adds or changes, each with its size, its kernel role and its authors' comments.
 
-One pass over each file's hunks, on the new side of the diff (context and added lines), keeps a
-stack of open definitions by indentation (Python, and brace languages as they are formatted in
-practice). Every added or removed line belongs to the innermost open definition; a hunk whose first
-lines sit inside a definition above it starts with the definition git names in the hunk header.
+One pass over each file's hunks, on the new side of the diff (context and added lines), keeps a stack of open
+definitions by indentation (Python, and brace languages as they are formatted in practice). Every added or
+removed line belongs to the innermost open definition; a hunk whose first lines sit inside a definition above
+it starts with the definition git names in the hunk header.
 
-Git names in a hunk header the nearest line above the hunk, in the *old* file, that starts a
-definition (by default: any line starting at column 0 with a letter, `_` or `$`). When that line is the
-last such line the file's previous hunk showed, nothing between the two hunks starts a definition, so
-the top-level definitions open at the end of the previous hunk (new side) are still open: a function
-the previous hunk renamed (`-old() {` / `+new() {`) is the one the header names by its old name.
+Git names in a hunk header the nearest line above the hunk, in the *old* file, that starts a definition (by
+default: any line starting at column 0 with a letter, `_` or `$`). When that line is the last such line the
+file's previous hunk showed, nothing between the two hunks starts a definition, so the top-level definitions
+open at the end of the previous hunk (new side) are still open: a function the previous hunk renamed
+(`-old() {` / `+new() {`) is the one the header names by its old name.
 
 What a definition's authors wrote about it is kept verbatim: the docstring, the comment block just
 above it, and the comments added inside its body. Nothing is judged here (see centre.py).
@@ -133,6 +133,7 @@ class _FileReader:
         self.docstring_quote = ""
         self.docstring_added = False
         self.docstring_new: list[str] = []  # its added lines
+        self.docstring_headless = False  # one the hunk starts inside of in a class body, its opening unseen
         self.note: list[str] = []  # the added lines of a comment block being read inside a body
         self.note_block: list[str] = []  # all its lines, unchanged ones too: an edit is quoted in whole sentences
         self.module_doc = ""
@@ -171,6 +172,7 @@ class _FileReader:
                 head = unfinished if unfinished is not None and unfinished_owner == self.stack[-1].definition.qualname \
                     else []
                 self.docstring, self.docstring_quote = list(head), docstring_tail
+                self.docstring_headless = not head and self.stack[-1].definition.is_type  # maybe a field's
                 if head:
                     self.stack[-1].definition.doc = ""  # the whole docstring is read again below
         if self.outline is not None:
@@ -360,6 +362,9 @@ class _FileReader:
         if text[:1].islower() or text[:1] in ",;:)":  # the start of the docstring is above the hunk
             starts = [m.end() for m in re.finditer(r"[.!?]\s+(?=[A-Z`])", text)]
             text = text[starts[0]:] if starts else ""
+        if self.docstring_headless and not self.docstring_added:  # unchanged words whose owner is unseen
+            text = ""
+        self.docstring_headless = False
         frame = self.stack[-1] if self.stack else None
         if frame is None:
             if self.at_top and is_prose(text):

@@ -229,6 +229,8 @@ def _whole_statement(run: Sequence[str], at: int) -> str:
     joined until its brackets close, so the quote does not stop mid-call; one that never closes within
     reach is shown as its first line."""
     parts = [run[at].strip()]
+    if _RAISE.match(parts[0]):  # a raise says what it checked by the `if` above it (_with_condition), not its message
+        return parts[0].removesuffix("(").rstrip(", ")
     for line in run[at + 1: at + STATEMENT_MAX_LINES]:
         if _bracket_depth(" ".join(parts)) <= 0:
             break
@@ -312,8 +314,11 @@ def _assigned_from(added: Sequence[str], test: str) -> set[str]:
     return out
 
 
-def changed_defaults(added: list[str], removed: list[str]) -> list[tuple[str, str, str]]:
-    """(name, old, new) for defaults whose left side stays and whose literal value changes."""
+def changed_defaults(added: list[str], removed: list[str], patch: str | None = None) -> list[tuple[str, str, str]]:
+    """(name, old, new) for defaults whose left side stays and whose literal value changes. The name is
+    what a user sets: the flag of an `add_argument("--flag", default=…)`, the field of a `x: int =
+    Field(default=…)`, the name assigned; a `default=` alone on its line takes the flag or field it
+    belongs to from the lines above it in `patch` (or is "default" where none says)."""
     if not added or not removed:
         return []
     old: dict[str, str] = {}
@@ -329,18 +334,75 @@ def changed_defaults(added: list[str], removed: list[str]) -> list[tuple[str, st
         lhs = " ".join(m.group("lhs").split())
         before, after = old.get(lhs), default_value(m)
         if before is not None and before != after and _literal(before) and _literal(after):
-            names = re.findall(r"[A-Za-z_]\w*", lhs.split("default")[0]) if "default" in lhs else []
-            name = (names[-1] if names else "") if "default" in lhs else re.split(r"[\s:=]", lhs, maxsplit=1)[0]
-            out.append((name or "default", before.rstrip(","), after.rstrip(",")))
+            name = (_setting_name(lhs) or _setting_above(patch, line) or "default") if "default" in lhs \
+                else re.split(r"[\s:=]", lhs, maxsplit=1)[0]
+            out.append((name, before.rstrip(","), after.rstrip(",")))
     return out
 
 
+def is_constant(name: str) -> bool:
+    """An upper-case name (`MAX_SPEC_LEN`): a constant the code reads, not a setting a caller leaves out."""
+    return bool(re.fullmatch(r"_*[A-Z][A-Z0-9_]*", name)) and any(c.isalpha() for c in name)
+
+
+_FLAG = re.compile(r"""\badd_argument\(\s*["'](-{1,2}[\w-]+)["']""")
+_FIELD = re.compile(r"^\s*(?:self\.)?([A-Za-z_]\w*)\s*(?::[^=(]*)?=\s*[\w.]*\(")
+SETTING_LOOKBACK = 8  # lines above a lone `default=` searched for the flag or field it belongs to
+
+
+def _setting_name(text: str) -> str:
+    """The flag or field a `default=` on this text sets, or ""."""
+    if m := _FLAG.search(text):
+        return m.group(1)
+    m = _FIELD.match(text)
+    return m.group(1) if m else ""
+
+
+def _setting_above(patch: str | None, line: str) -> str:
+    """The flag or field opened in the new side's lines just above the added `line`, or ""."""
+    lines = (patch or "").split("\n")
+    at = next((i for i, x in enumerate(lines) if x.startswith("+") and x[1:] == line), -1)
+    for above in reversed(lines[max(0, at - SETTING_LOOKBACK):at] if at > 0 else []):
+        if above.startswith("-"):
+            continue
+        if above.startswith("@@"):
+            break
+        if name := _setting_name(above[1:]) or (m.group(1) if (m := _FLAG_ALONE.match(above[1:])) else ""):
+            return name
+    return ""
+
+
+_FLAG_ALONE = re.compile(r"""^\s*["'](--[\w-]+)["'],\s*$""")  # `"--flag",` on its own line in an add_argument
+
+
 def default_value(match: re.Match[str]) -> str:
-    """The value of a _DEFAULT match without its trailing blanks and one trailing comma."""
+    """The value of a _DEFAULT match without its trailing blanks and one trailing comma; after `default=`
+    only the argument itself (`Field(default=1, ge=1)` -> `1`)."""
     value = match.group("value")
+    if match.group("lhs").rstrip().endswith("="):
+        value = _first_argument(value) if "default" in match.group("lhs") else value
     stripped = value.rstrip()
     stripped = stripped[:-1].rstrip() if stripped.endswith(",") else stripped
     return stripped or value[:1]
+
+
+def _first_argument(text: str) -> str:
+    """`text` up to the comma or bracket that closes the argument it starts with (outside strings)."""
+    depth, quote = 0, ""
+    for i, c in enumerate(text):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return text[:i]
+            depth -= 1
+        elif c == "," and depth == 0:
+            return text[:i]
+    return text
 
 
 def _literal(value: str) -> bool:

@@ -342,7 +342,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             guards += [Located(change.path, _enclosing(defs, g, True), shown)
                        for g, shown in shapes.removed_guards(change.patch, change.path, added_guards)]
             defaults += [Located(change.path, name, f"{old} → {new}")
-                         for name, old, new in shapes.changed_defaults(plus, minus)]
+                         for name, old, new in shapes.changed_defaults(plus, minus, change.patch)]
         data_files += kind is FileKind.CONFIG and shapes.is_value_table(change.path, plus, minus)
         if kind in (FileKind.CONFIG, FileKind.BUILD) and shapes.is_version_change(plus, minus):
             version_files += 1
