@@ -57,6 +57,21 @@ def test_a_guard_reworded_or_deleted_with_its_function_is_not_a_removed_guard() 
     assert dead.verdict is Verdict.SKIP and "guard" not in dead.reason
 
 
+def test_a_comment_beside_a_pin_changes_no_more_than_the_pin() -> None:
+    digest = _digest("Bump xgrammar to 0.1.25", [
+        _file("requirements/common.txt", ["xgrammar == 0.1.25"], ["xgrammar == 0.1.23"]),
+        _file("engine/structured_output/backend_xgrammar.py", [
+            "        # NOTE: xgrammar>=0.1.25 caches compiled grammars across compilers,",
+            "        # so the limit below is per process."])])
+    assert digest.verdict is Verdict.SKIP
+    assert digest.reason.startswith("Only dependency or image versions move"), digest.reason
+    # a line of code beside the pin is judged as code
+    code = _digest("Bump xgrammar to 0.1.25", [
+        _file("requirements/common.txt", ["xgrammar == 0.1.25"], ["xgrammar == 0.1.23"]),
+        _file("engine/structured_output/backend_xgrammar.py", ["        max_threads = 16"], ["        max_threads = 8"])])
+    assert not code.reason.startswith("Only dependency"), code.reason
+
+
 def test_a_changed_default_is_named() -> None:
     digest = _digest("Enable chunked prefill", [_file(
         "engine/config.py", ["    enable_chunked_prefill: bool = True"], ["    enable_chunked_prefill: bool = False"])])

@@ -26,6 +26,7 @@ from ...hunk_header import parse_hunk_header
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
 from .comment_text import comment_syntax, join_comment, whole_sentences
+from .docstrings import docstring_tail
 
 _TYPE_LINE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+|export\s+|default\s+|abstract\s+|template\s*<[^>]*>\s*)*"
                         r"(?:class|struct|trait|interface|enum|union|type\s+\w+\s+(?:struct|interface)|message|service)\b")
@@ -33,7 +34,6 @@ _TYPE_LINE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+|export\s+|default\s+|abstr
 _KERNEL_DECORATOR = re.compile(r"^@(?:triton\.(?:jit|autotune|heuristics)|(?:numba\.)?cuda\.jit|tilelang\.jit"
                                r"|(?:cute|tl|tilelang)\.kernel)\b")
 _GLOBAL = re.compile(r"\b__global__\b")
-_TRIPLE = ('"""', "'''")
 _DOCSTRING_OPEN = re.compile(r"^\s*[rRbBuU]{0,2}(\"\"\"|''')")
 _CLOSING = re.compile(r"^\s*[)\]}]")
 _DOC_SECTION = re.compile(r"^(?:Args|Arguments|Returns?|Raises|Yields|Parameters|Examples?|Attributes|Shape)\s*:?\s*$"
@@ -151,7 +151,7 @@ class _FileReader:
 
     # ----------------------------------------------------------------- per hunk
 
-    def hunk(self, header_context: str, first_line: int, docstring_tail: str) -> None:
+    def hunk(self, header_context: str, first_line: int, tail: str) -> None:
         self._flush_note()
         unfinished = self.docstring if self.docstring is not None and self.stack else None
         unfinished_owner = self.stack[-1].definition.qualname if unfinished is not None else ""
@@ -168,10 +168,10 @@ class _FileReader:
             self.stack = carried
         elif name:
             self._open(name, header_context, line=0, new=False, indent=_indent(header_context), from_header=True)
-            if docstring_tail:  # the hunk starts inside the docstring of the definition above it
+            if tail:  # the hunk starts inside the docstring of the definition above it
                 head = unfinished if unfinished is not None and unfinished_owner == self.stack[-1].definition.qualname \
                     else []
-                self.docstring, self.docstring_quote = list(head), docstring_tail
+                self.docstring, self.docstring_quote = list(head), tail
                 self.docstring_headless = not head and self.stack[-1].definition.is_type  # maybe a field's
                 if head:
                     self.stack[-1].definition.doc = ""  # the whole docstring is read again below
@@ -444,23 +444,6 @@ class _FileReader:
         self.stack.append(_Frame(definition, indent, depth, awaiting_docstring=self.python and not from_header))
 
 
-_CODE_SHAPED_LINE = re.compile(r"^#|[(\[{=\\]$|^\w+\s*(?::\s*[\w.\[\]]+\s*)?=[^=]|^(?:return|if|for|import|from)\b")
-
-
-def _docstring_tail(lines: list[str]) -> str:
-    """Python: the quote that closes a docstring this hunk starts inside of, or ""."""
-    for raw in lines:
-        if not raw or raw[0] not in " +":
-            continue
-        text = raw[1:].strip()
-        for quote in _TRIPLE:
-            if quote in text:
-                return quote if text.endswith(quote) and text.count(quote) == 1 else ""
-        if text and (_CODE_SHAPED_LINE.search(text) or definition_name(raw[1:], patterns_for("x.py"))):
-            return ""  # code before the first triple quote: the hunk does not start in a docstring
-    return ""
-
-
 def _shape(line: str, name: str) -> str:
     """A definition line with its name blanked out and its spacing dropped: what a rename keeps."""
     return "".join(re.sub(rf"\b{re.escape(name)}\b", "\0", line, count=1).split())
@@ -478,7 +461,7 @@ def file_definitions(change: FileChange) -> FileDefinitions:
             header = parse_hunk_header(raw)
             if header is not None:
                 number = header.new_start
-                tail = _docstring_tail(lines[i + 1 : i + 40]) if reader.python and header.context.strip() else ""
+                tail = docstring_tail(lines[i + 1 : i + 40]) if reader.python and header.context.strip() else ""
                 reader.hunk(header.context, number, tail)
             continue
         if not raw or raw[0] not in " +-":

@@ -13,6 +13,7 @@ from difflib import SequenceMatcher
 
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
+from .docstrings import code_outside_docstrings, docstring_tail
 
 # A changed line that only moves a version: `pkg==1.2`, `pkg>=1,!=1.3`, `ARG X_VERSION=v1`, `x = "1.2"`,
 # `x = { git = "...", tag = "v0.1" }`, `FROM image:1.2`, `uses: owner/action@v4`, `rev: v1.2.3`.
@@ -163,7 +164,8 @@ def logic_lines(added: list[str], removed: list[str]) -> int:
 
 
 def is_cosmetic(path: str, patch: str | None, added: list[str], removed: list[str]) -> bool:
-    """Only comments, blank lines or whitespace changed: typo fixes, reformatting, comment edits.
+    """Only comments (Python docstrings too), blank lines or whitespace changed: typo fixes, reformatting,
+    comment edits.
     The code's characters must stay the same, in the same order and in the same place: each hunk on its
     own, so a line moved to another hunk (an import moved into a function) is not cosmetic. `added` and
     `removed` are the patch's lines (the whole file's test first: most files fail it)."""
@@ -174,10 +176,18 @@ def is_cosmetic(path: str, patch: str | None, added: list[str], removed: list[st
     def code(lines: list[str]) -> str:
         return "".join("".join(x.split()) for x in lines if x.strip() and not comment.match(x))
 
-    if code(added) != code(removed):
-        return False
     hunks = re.split(r"^@@[^\n]*$", patch or "", flags=re.MULTILINE)
+    if code(added) != code(removed):
+        return path.endswith((".py", ".pyi")) and all(map(_only_docstrings_differ, hunks))
     return all(code(plus) == code(minus) for plus, minus in map(diff_lines, hunks))
+
+
+def _only_docstrings_differ(hunk: str) -> bool:
+    """A Python hunk whose two sides hold the same code once docstrings and comments are left out."""
+    lines = [x for x in hunk.split("\n") if x]
+    sides = [code_outside_docstrings([x[1:] for x in lines if x[0] in marks], docstring_tail(lines, marks),
+                                     COMMENT_LINE) for marks in (" -", " +")]
+    return sides[0] is not None and sides[0] == sides[1]
 
 
 def repeated_change_paths(changes: Sequence[FileChange], added: dict[str, list[str]]) -> frozenset[str]:

@@ -280,7 +280,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     guards: list[Located] = []
     defaults: list[Located] = []
     hidden: list[str] = []
-    cosmetic_files = readable_files = version_files = data_files = 0
+    cosmetic_files = readable_files = version_files = data_files = quiet_files = 0
     stages: list[str] = []
     moved = moved_with_edits = other_files = 0
     move_targets: Counter[str] = Counter()
@@ -320,9 +320,10 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                 and not shapes.is_import_or_path_edit(plus, minus)
         elif kind not in MECHANICAL_KINDS and not ((plus or minus) and shapes.is_import_or_path_edit(plus, minus)):
             other_files += 1
-        if kind not in MECHANICAL_KINDS and kind not in (FileKind.DELETED, FileKind.RENAMED):
-            readable_files += 1
-            cosmetic_files += shapes.is_cosmetic(change.path, change.patch, plus, minus)
+        readable = kind not in MECHANICAL_KINDS and kind not in (FileKind.DELETED, FileKind.RENAMED)
+        cosmetic = readable and shapes.is_cosmetic(change.path, change.patch, plus, minus)
+        readable_files += readable
+        cosmetic_files += cosmetic
         if kind is FileKind.TEST:
             techniques += sum(1 for line in plus if shapes.is_test_technique(line))
         elif kind is FileKind.DOCS:
@@ -344,7 +345,9 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             defaults += [Located(change.path, name, f"{old} → {new}")
                          for name, old, new in shapes.changed_defaults(plus, minus, change.patch)]
         data_files += kind is FileKind.CONFIG and shapes.is_value_table(change.path, plus, minus)
-        if kind in (FileKind.CONFIG, FileKind.BUILD) and shapes.is_version_change(plus, minus):
+        if cosmetic:
+            quiet_files += 1  # a comment beside a pin changes no more than the pin
+        elif kind in (FileKind.CONFIG, FileKind.BUILD) and shapes.is_version_change(plus, minus):
             version_files += 1
             exclusions += [Located(change.path, "", x.strip()) for x in plus if "!=" in x]
         # docs hold no logic; one edit repeated across files is judged as that edit, not as logic beside a pin
@@ -399,7 +402,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         code_areas=tuple(areas),
         repeated_change_files=len(repeated_paths),
         cosmetic_only=readable_files > 0 and cosmetic_files == readable_files,
-        version_only=substantive > 0 and version_files == substantive,
+        version_only=version_files > 0 and version_files + quiet_files == substantive,
         excludes_version=bool(exclusions),
         is_revert=bool(is_revert(text)),
         fix=is_fix_title(ctx.title) and 0 < _edits_existing(centre, deleted["code"]) >= new_definitions,

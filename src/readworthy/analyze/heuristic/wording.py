@@ -22,7 +22,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "renames": "Only renames or moves ({n} file{s}) without content changes.",
         "name_renames": "Only renames {names}, in {n} file{s}; no other line changes.",
         "moves": "Moves {n} file{s} into {target} and updates the imports; the moved code itself does not change.",
-        "cosmetic": "Only comments, blank lines or formatting change; no behaviour changes.",
+        "cosmetic": "Only comments, docstrings, blank lines or formatting change; no behaviour changes.",
         "code_moves": "Moves or reorders code: {share}% of the added lines were removed elsewhere in the PR or "
                       "are imports; the moved code barely changes.",
         "version_exclusion": "Only dependency versions change, excluding a known-bad release instead of pinning: "
@@ -193,7 +193,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "renames": "只有重命名或移动（{n} 个文件），内容没有改动。",
         "name_renames": "只是把 {names} 改名（{n} 个文件），其他行都没有改动。",
         "moves": "把 {n} 个文件移到 {target} 下并更新了引用路径，被移动的代码本身没有改动。",
-        "cosmetic": "只改动了注释、空行或格式，行为没有变化。",
+        "cosmetic": "只改动了注释、文档字符串、空行或格式，行为没有变化。",
         "code_moves": "搬移或重排代码：新增行中有 {share}% 是从别处删掉后搬来的或只是 `import` 语句，"
                       "搬移的代码几乎没变。",
         "version_exclusion": "只调整了依赖版本：排除一个已知有问题的版本而不是锁死版本。"
