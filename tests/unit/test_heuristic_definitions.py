@@ -28,8 +28,9 @@ def test_a_hunk_after_a_rename_belongs_to_the_new_name_not_the_one_its_header_st
         "     return 1\n"
     )
     defs = _defs("ci/run.sh", patch)
-    assert defs["run_bounded_probe"] == (2, 0)
+    assert defs["run_bounded_probe"] == (2, 1)  # its line as it was is the removed one
     assert "run_probe" not in defs  # it no longer exists at the head
+    assert defs.get("setup", (0, 0)) == (0, 0)  # the header's function above the rename is untouched
 
 
 def test_a_python_signature_change_keeps_later_hunks_in_the_same_function() -> None:
@@ -265,3 +266,20 @@ def test_a_renamed_definition_is_changed_not_new() -> None:
     found = {d.name: d for d in file_definitions(FileChange(path="b0.py", patch=patch)).definitions}
     assert not found["kv_cache_shape"].new and found["kv_cache_shape"].changed
     assert found["kv_cache_stride"].new  # a new definition beside it, not a rename of anything
+
+
+def test_a_definition_renamed_below_the_one_a_hunk_header_names_does_not_change_that_one() -> None:
+    # git names the hunk by `remove_all`, whose last lines open it; the renamed function follows it
+    patch = (
+        "@@ -37,7 +37,7 @@ def remove_all(lst: list, items: set) -> list:\n"
+        "     return [x for x in lst if x not in items]\n"
+        " \n"
+        " \n"
+        "-def check_stop(request, max_model_len):\n"
+        "+def check_request_stop(request, max_model_len):\n"
+        "     if request.num_tokens >= max_model_len:\n"
+        "         return True\n"
+    )
+    defs = _defs("engine/sched/utils.py", patch)
+    assert defs.get("remove_all", (0, 0)) == (0, 0), defs
+    assert defs["check_request_stop"] == (1, 1)

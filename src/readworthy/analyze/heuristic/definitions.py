@@ -134,6 +134,7 @@ class _FileReader:
         self.docstring_added = False
         self.docstring_new: list[str] = []  # its added lines
         self.docstring_headless = False  # one the hunk starts inside of in a class body, its opening unseen
+        self.replaced_line = ""  # a removed definition line no open definition holds, for the next one opened
         self.note: list[str] = []  # the added lines of a comment block being read inside a body
         self.note_block: list[str] = []  # all its lines, unchanged ones too: an edit is quoted in whole sentences
         self.module_doc = ""
@@ -160,7 +161,7 @@ class _FileReader:
         carried = self._still_open(header_context)
         self.last_header_line, self.top_closed = header_context.rstrip(), False
         self.stack = []
-        self.pending_comment, self.pending_marks = [], []
+        self.pending_comment, self.pending_marks, self.replaced_line = [], [], ""
         self.docstring, self.in_block_comment = None, False
         self.at_top = first_line <= 1
         name = definition_name(header_context, self.patterns) if header_context.strip() else None
@@ -230,6 +231,10 @@ class _FileReader:
                 self.removed_names.add(removed_name)
                 self.removed_shapes[_shape(text, removed_name)] += 1
             frame = self._innermost(indent)
+            if removed_name and frame is not None and indent <= frame.indent:
+                # a definition line removed beside the one the hunk header names, not in it: it is the
+                # replaced line of the definition the next added line opens (a rename), if one does
+                self.replaced_line, frame = text, None
             if frame is not None:
                 for f in self._enclosing(frame):
                     f.definition.removed += 1
@@ -423,6 +428,10 @@ class _FileReader:
             definition.line, definition.new = line, new
         if new and not from_header:
             self.added_shapes[qualname] = _shape(text, name)
+        if self.replaced_line and not from_header:
+            definition.removed += 1
+            definition.removed_code.append(self.replaced_line)
+        self.replaced_line = ""
         kernel_named = name.lower().endswith("kernel") and (jitted or (from_header and self.gpu_file))
         definition.kernel_entry = definition.kernel_entry or bool(_GLOBAL.search(marks)) or kernel_named
         definition.kernel_helper = not definition.kernel_entry and (jitted or "__device__" in marks)
