@@ -321,3 +321,20 @@ def test_an_ellipsis_ends_no_sentence() -> None:
 
     title, rest = split_lead("Output lines: `name=value` or the heredoc form `name<<DELIM` ... `DELIM`.")
     assert title == "Output lines: `name=value` or the heredoc form `name<<DELIM` ... `DELIM`" and rest == ""
+
+
+def test_a_message_built_before_it_is_raised_is_read_whole_and_not_called_a_returned_reason() -> None:
+    from readworthy.analyze.heuristic.authors import _messages
+
+    code = [
+        "    def _check_compatibility(self, remote):",
+        "        if remote.compat_hash == self.compat_hash:",
+        "            return",
+        '        msg = (f"Handshake with engine {remote.engine_id} failed: "',
+        '               f"incompatible KV cache layout (local {self.compat_hash[:12]}). "',
+        '               "Both instances must use the same model and block size.")',
+        "        if self.enforce:",
+        "            raise RuntimeError(msg)",
+    ]
+    assert _messages(code) == [("message", "Handshake with engine … failed: incompatible KV cache layout (local …). "
+                                           "Both instances must use the same model and block size.")]

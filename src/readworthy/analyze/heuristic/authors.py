@@ -328,15 +328,32 @@ def _messages(code: Iterable[str]) -> list[tuple[str, str]]:
         call = _MESSAGE_CALL.search(line)
         if call and not only:
             kind = call.group(0).lower()
-        strings = [m.group(1)[1:-1] for m in _STRING.finditer(line)]
-        if strings and (only or call):
+        elif not only:
+            kind = ""  # a bare `return` above a message says nothing of it
+        strings = [_as_read(m) for m in _STRING.finditer(line)]
+        opens = not only and _brackets_open(line)  # `msg = (f"...` goes on below: the message starts here
+        if strings and (only or call or opens):
             parts.extend(strings)
-            if not only:  # a call with its message on one line
+            if not only and not opens:  # a call with its message on one line
                 text = "".join(parts)
                 if is_prose(text) and len(text.split()) >= 5:
                     out.append((kind or "message", text))
                 parts, kind = [], ""
     return out
+
+
+def _as_read(string: re.Match[str]) -> str:
+    """A string literal's words: an f-string's `{expression}` reads as "…" (the value is not known)."""
+    text = string.group(1)[1:-1]
+    return _PLACEHOLDER.sub("…", text) if "f" in string.group(0)[:2].lower() else text
+
+
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
+def _brackets_open(line: str) -> bool:
+    code = _STRING.sub("", line)
+    return code.count("(") + code.count("[") > code.count(")") + code.count("]")
 
 
 _COMMENT_MARK = re.compile(r"^\s*(?:#+|//+!?|/\*+!?|\*+/?|[rbu]?\"\"\"|[rbu]?\'\'\')\s?", re.IGNORECASE)
