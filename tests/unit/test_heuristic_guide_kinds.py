@@ -310,3 +310,40 @@ def test_names_in_docs_and_docstrings_keep_their_underscores() -> None:
     assert clean("State built once in __init__, read by **every** step.") == \
         "State built once in __init__, read by every step."
     assert clean("uses self.__dict__ and x__y__z as they are") == "uses self.__dict__ and x__y__z as they are"
+
+
+def test_a_file_defining_the_same_name_implements_a_gate_it_does_not_call_it() -> None:
+    base = _modified("engine/connectors/base.py", """\
+@@ -40,3 +40,7 @@ class KVConnectorBase:
+     def close(self) -> None:
+         pass
++
++    def supports_hybrid_kv_cache(self) -> bool:
++        # a connector that cannot transfer hybrid layouts must say so
++        return False
+""")
+    nixl = _modified("engine/connectors/nixl.py", """\
+@@ -80,3 +80,9 @@ class NixlConnector(KVConnectorBase):
+     def close(self) -> None:
+         self.agent.close()
++
++    def supports_hybrid_kv_cache(self) -> bool:
++        if self.layout != "HND":
++            return False
++        return self.agent.version >= 2
+""")
+    core = _modified("engine/core.py", """\
+@@ -200,3 +200,6 @@ class EngineCore:
+     def start(self) -> None:
+         self.connector = make_connector(self.config)
++        if self.config.hybrid and not self.connector.supports_hybrid_kv_cache():
++            raise ValueError("the configured KV connector cannot transfer hybrid KV caches")
+         self.loop()
+""")
+    digest = heuristic_digest(PRContext(title="Refuse hybrid KV caches the connector cannot move",
+                                        files=[base, nixl, core]), Coverage(), "en")
+    gates = [d for d in digest.decisions if "new check of what may be used" in d.title]
+    assert gates, digest.decisions
+    for gate in gates:
+        assert "`base.py`" not in gate.explanation and "`nixl.py`" not in gate.explanation.split("Called from")[-1]
+        assert "new path" not in gate.title

@@ -95,8 +95,9 @@ def rank_definitions(code: Sequence[Definition], tests: Sequence[Definition],
         tested: list[str] = []
         same_file = 0
         if not generic:
+            # a file defining the same name (a base class, an override) implements it, it does not call it
             callers = tuple(p for p, names in names_in_file.items()
-                            if p != d.path and p not in test_paths and d.name in names)
+                            if p not in defined_in[d.name] and p not in test_paths and d.name in names)
             tested = [f"{t.path}::{t.qualname}" for t, names in test_uses if d.name in names]
             tested += [p for p in sorted(test_paths) if p in names_in_file and d.name in names_in_file[p]
                        and not any(x.startswith(p + "::") for x in tested)]
