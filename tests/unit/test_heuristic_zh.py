@@ -103,3 +103,21 @@ def test_real_prs_in_chinese_use_chinese_separators(vllm_fixture_sets: list[Path
         for text in (digest.reason, *digest.audience, *(d.explanation.split("“")[0] for d in digest.decisions)):
             assert "`, `" not in text and "等另外" not in text, (entry["number"], text)
         assert not _english_words(re.sub(r"“[^”]*”", "", digest.reason)), (entry["number"], digest.reason)
+
+
+def test_an_english_docstring_is_quoted_under_a_chinese_title() -> None:
+    patch = ("@@ -10,3 +10,9 @@ class Detokenizer:\n     pass\n+\n+\n+class StopStringMatcher:\n"
+             '+    """Per-request stop-string search state, built once in __init__. Single-character stop strings\n'
+             '+    are checked with one set lookup over the new characters."""\n+\n'
+             "+    def check(self, text: str) -> bool:\n+        return any(s in text for s in self.stops)\n")
+    ctx = PRContext(title="Match stop strings per request", files=[FileChange(
+        path="engine/detokenizer.py", status=FileStatus.MODIFIED, additions=8, deletions=0, patch=patch)])
+    en = next(d for d in heuristic_digest(ctx, Coverage(), "en").decisions if "Per-request" in d.title)
+    zh = heuristic_digest(ctx, Coverage(), "zh-CN").decisions
+    point = next(d for d in zh if "StopStringMatcher" in d.title)
+    assert point.title == "`detokenizer.py` 中 `StopStringMatcher` 的文档字符串"  # no English sentence as a title
+    assert not _english_words(point.title)
+    # the authors' words are quoted as they wrote them, the lead sentence too
+    assert point.explanation.startswith("原文：“Per-request stop-string search state, built once in __init__”"), \
+        point.explanation
+    assert en.title == "Per-request stop-string search state, built once in __init__"

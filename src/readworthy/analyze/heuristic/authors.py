@@ -135,15 +135,20 @@ def brief(text: str, limit: int = 220) -> str:
 _LIST_AFTER_COLON = re.compile(r":\s+(?:\(?\d{1,2}[.)]|[-*•])\s")
 
 
+def _quoted_sentences(text: str) -> list[str]:
+    """The sentences of a quote worth quoting: not a heading-like opener, not one that only points elsewhere."""
+    sentences = [x for x in _SENTENCE_END.split(clean(text)) if x]
+    sentences = [x for x in sentences if not _POINTER_ONLY.match(x)] or sentences
+    while len(sentences) > 1 and len(sentences[0].split()) < 4:
+        sentences = sentences[1:]
+    return sentences
+
+
 def split_lead(text: str, limit: int = 140) -> tuple[str, str]:
     """(title, rest) of a quote: its first sentence as the title and the rest to quote after it.
     A heading-like first sentence (a few words) is skipped; a first sentence too long for a title is
     clipped for the title and quoted whole."""
-    text = clean(text)
-    sentences = [x for x in _SENTENCE_END.split(text) if x]
-    sentences = [x for x in sentences if not _POINTER_ONLY.match(x)] or sentences
-    while len(sentences) > 1 and len(sentences[0].split()) < 4:
-        sentences = sentences[1:]
+    sentences = _quoted_sentences(text)
     if not sentences:
         return "", ""
     first, rest = sentences[0], " ".join(sentences[1:])

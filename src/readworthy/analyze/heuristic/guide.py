@@ -146,6 +146,9 @@ def _facts(anchor: RankedDefinition, language: str, wanted: bool = True) -> str:
     return phrase(language, "f_sentence", facts=phrase(language, "f_sep").join(parts)) if parts else ""
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
 def decision_of(p: Passage, paths: Sequence[str], language: str, facts: bool = True) -> Decision:
     """One design point: the quote's lead as title, then who said it where and the rest of the quote."""
     d = p.anchor.definition
@@ -160,6 +163,11 @@ def decision_of(p: Passage, paths: Sequence[str], language: str, facts: bool = T
     attribution = phrase(language, key, **values)
     explanation = phrase(language, "p_quote", attribution=attribution, quote=rest) if rest else attribution + \
         phrase(language, "p_end")
+    if language != "en" and not _CJK.search(head):
+        # the authors wrote in English: the title says in the reader's language whose words follow, and the
+        # words stay as written, quoted whole
+        said = [rest] if head in rest else [head, rest]  # each as it stands in the source: two quotes
+        head, explanation = attribution, phrase(language, "p_original", quote="” “".join(x for x in said if x))
     return Decision(title=fit(head, 160), explanation=fit(explanation + _facts(p.anchor, language, facts), 900),
                     references=list(dict.fromkeys([d.path, p.anchor.reference, *p.anchor.tests[:1]]))[:8])
 

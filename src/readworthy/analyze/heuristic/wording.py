@@ -99,6 +99,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "headline_files": "Changes {n} file{s} in {areas}",
         # design points: who wrote the quoted words, where, about which definition
         "p_quote": "{attribution}: “{quote}”",
+        "p_original": "In the authors' words: “{quote}”",
         "p_end": ".",
         "p_docstring": "Docstring of `{name}` (`{file}`)",
         "p_comment_above": "Comment above `{name}` (`{file}`)",
@@ -256,6 +257,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "added_docs": "文档新增 {n} 行",
         "headline_files": "改动了 {areas} 中的 {n} 个文件",
         "p_quote": "{attribution}：“{quote}”",
+        "p_original": "原文：“{quote}”",
         "p_end": "。",
         "p_docstring": "`{file}` 中 `{name}` 的文档字符串",
         "p_comment_above": "`{file}` 中 `{name}` 上方的注释",
