@@ -114,6 +114,25 @@ def test_a_move_into_third_party_with_import_updates_is_skipped_and_says_so() ->
     assert digest.reason.startswith("Moves 18 files into `third_party/kernels/`")
 
 
+@pytest.mark.parametrize("package_init", [
+    [],  # an empty `__init__.py`
+    ["# SPDX-License-Identifier: Apache-2.0", "# SPDX-FileCopyrightText: Copyright contributors"],
+])
+def test_a_move_into_a_new_package_with_an_empty_init_is_a_move(package_init: list[str]) -> None:
+    moved = _file("engine/request_utils/stop.py", status=FileStatus.RENAMED, previous="engine/sched/utils.py")
+    init = FileChange(path="engine/request_utils/__init__.py", status=FileStatus.ADDED, additions=len(package_init),
+                      patch=("@@ -0,0 +1,2 @@\n" + "\n".join(f"+{x}" for x in package_init)) if package_init else None)
+    imports = [_file(f"engine/sched/{name}.py", ["from engine.request_utils.stop import check_stop"],
+                     ["from engine.sched.utils import check_stop"]) for name in ("scheduler", "async_scheduler")]
+    digest = _digest("Move the stop utils", [moved, init, *imports])
+    assert digest.verdict is Verdict.SKIP
+    assert digest.reason.startswith("Moves 1 file into `engine/request_utils/`"), digest.reason
+    # a new module with code beside the move is not part of it
+    code = FileChange(path="engine/request_utils/__init__.py", status=FileStatus.ADDED, additions=1,
+                      patch="@@ -0,0 +1 @@\n+DEFAULT_STOP_STRINGS = (\"</s>\",)")
+    assert not _digest("Move the stop utils", [moved, code, *imports]).reason.startswith("Moves")
+
+
 def test_a_move_whose_code_changed_is_not_a_move() -> None:
     moved = _file("engine/new/sched.py", ["    return pick(queue, policy)"], ["    return queue[0]"],
                   status=FileStatus.RENAMED, previous="engine/old/sched.py")

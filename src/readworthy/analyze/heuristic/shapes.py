@@ -421,10 +421,15 @@ def _literal(value: str) -> bool:
     return bool(re.fullmatch(r"-?[\d_.]+(?:e-?\d+)?|True|False|true|false|None|null|\"[^\"]{0,40}\"|'[^']{0,40}'", v))
 
 
+def code_lines(lines: Iterable[str]) -> list[str]:
+    """The lines that are code: not blank, not a comment line."""
+    return [x for x in lines if x.strip() and not COMMENT_LINE.match(x)]
+
+
 def is_import_or_path_edit(added: list[str], removed: list[str]) -> bool:
     """Every changed line is an import, a module declaration or a line whose change is a path string:
     what a move leaves behind in the files that refer to the moved code."""
-    changed = [x for x in added + removed if x.strip() and not COMMENT_LINE.match(x)]
+    changed = code_lines(added + removed)
     return bool(changed) and all(_IMPORT.match(x) or _PATH_STRING.search(x) for x in changed)
 
 

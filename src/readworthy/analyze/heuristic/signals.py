@@ -318,7 +318,9 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             move_targets[change.path.rsplit("/", 1)[0] if "/" in change.path else "."] += 1
             moved_with_edits += kind not in MECHANICAL_KINDS and bool(plus or minus) \
                 and not shapes.is_import_or_path_edit(plus, minus)
-        elif kind not in MECHANICAL_KINDS and not ((plus or minus) and shapes.is_import_or_path_edit(plus, minus)):
+        # what a move leaves beside it: import and path edits, a new package's empty or licence-only `__init__`
+        elif kind not in MECHANICAL_KINDS and not shapes.is_import_or_path_edit(plus, minus) \
+                and not (change.status is FileStatus.ADDED and not shapes.code_lines(plus)):
             other_files += 1
         readable = kind not in MECHANICAL_KINDS and kind not in (FileKind.DELETED, FileKind.RENAMED)
         cosmetic = readable and shapes.is_cosmetic(change.path, change.patch, plus, minus)
