@@ -191,7 +191,8 @@ def test_claims_checker_catches_an_untrue_reason() -> None:
     assert check_claims(ctx, "It removes a guard, `assert x > 0`.")
     assert check_claims(ctx, "Adds the new package along an existing template.")
     assert check_claims(ctx, "It changes the default of `size` (1 → 2).")
-    assert not check_claims(ctx, "A 2-line code change with no test and no new definition: the title says what changed.")
+    assert not check_claims(ctx, "A small code change (2 changed lines) with no test and no new definition: the title "
+                                 "says what changed.")
 
 
 def test_a_title_that_only_mentions_a_bump_is_not_a_bump_and_docs_are_not_logic() -> None:
@@ -262,4 +263,4 @@ def test_a_line_of_script_beside_a_restructured_image_build_is_not_what_the_pr_i
     assert "`test-deps`" in reason and "code change" not in reason
     # the same line of script alone is a small code change, and the reason says so
     alone = heuristic_digest(PRContext(title=title, files=[script]), Coverage(), "en").reason
-    assert "2-line code change" in alone
+    assert "small code change (2 changed lines)" in alone

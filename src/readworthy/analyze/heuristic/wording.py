@@ -46,8 +46,9 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "build_small": "Build or CI settings only ({lines} added line{ls}); no product code changes.",
         "config_substantial": "Configuration only ({lines} added line{ls}): skim it for what it sets.",
         "config_small": "Configuration only ({lines} added line{ls}); no product code changes.",
-        "tiny_fix": "A {lines}-line code change with no test and no new definition: the title says what changed.",
-        "tiny_fix_tests": "A {lines}-line code change with no new definition (plus {tests} of tests): "
+        "tiny_fix": "A small code change ({lines} changed line{ls}) with no test and no new definition: the title says "
+                    "what changed.",
+        "tiny_fix_tests": "A small code change ({lines} changed line{ls}) with no new definition (plus {tests} of tests): "
                           "the title says what changed.",
         "new_package": "Most of the added code ({share}%) is the new package {packages}; read the shared files "
                        "it changes: {shared}.",
