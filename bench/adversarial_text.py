@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from readworthy.analyze.heuristic import authors, heuristic_digest, shapes
+from readworthy.analyze.heuristic import authors, defaults, heuristic_digest, shapes
 from readworthy.analyze.heuristic.definitions import file_definitions
 from readworthy.config import terminal_settings
 from readworthy.gather.diffparse import parse_patch
@@ -171,7 +171,7 @@ def _line_detectors(text: str) -> None:
     lines = text.split("\n")
     shapes.is_version_change(lines, lines)
     shapes.logic_lines(lines, lines)
-    shapes.changed_defaults(lines, lines)
+    defaults.changed_defaults(lines, lines)
     shapes.guard_lines(lines)
     shapes.is_import_or_path_edit(lines, lines)
     shapes.moved_lines(lines, lines)

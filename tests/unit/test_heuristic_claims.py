@@ -134,6 +134,33 @@ def test_a_guard_really_removed_is_named() -> None:
     assert not check_claims(ctx, reason)
 
 
+def test_an_early_refusal_removed_is_a_removed_guard() -> None:
+    patch = ("@@ -138,10 +138,6 @@ def use_trtllm_attention(\n"
+             "     if force_use_trtllm is not None:\n"
+             "         return force_use_trtllm\n"
+             "-    # TRTLLM prefill does not support an FP8 KV cache with a non-quantized query\n"
+             "-    if is_prefill and kv_cache_dtype.startswith(\"fp8\"):\n"
+             "-        return False\n"
+             "-\n"
+             "     return num_tokens <= 256\n")
+    ctx = PRContext(title="[Deps] Upgrade FlashInfer to v0.4.0", files=[
+        _file("requirements/cuda.txt", ["flashinfer-python==0.4.0"], ["flashinfer-python==0.3.1"]),
+        FileChange(path="engine/utils/flashinfer.py", status=FileStatus.MODIFIED, additions=0, deletions=4,
+                   patch=patch)])
+    reason = heuristic_digest(ctx, Coverage(), "en").reason
+    assert 'removes a guard, `if is_prefill and kv_cache_dtype.startswith("fp8"): return False`' in reason, reason
+    assert not check_claims(ctx, reason)
+    # a refusal whose body does more than refuse is not a guard; one whose test moves into another check is kept
+    longer = patch.replace("-        return False\n", "-        log_once()\n-        return False\n")
+    ctx_longer = ctx.model_copy(update={"files": [ctx.files[0], ctx.files[1].model_copy(update={"patch": longer})]})
+    assert "removes a guard" not in heuristic_digest(ctx_longer, Coverage(), "en").reason
+    moved = patch.replace("     return num_tokens <= 256\n",
+                          "-    return num_tokens <= 256\n+    return num_tokens <= 256 and not (is_prefill and "
+                          "kv_cache_dtype.startswith(\"fp8\"))\n")
+    ctx_moved = ctx.model_copy(update={"files": [ctx.files[0], ctx.files[1].model_copy(update={"patch": moved})]})
+    assert "removes a guard" not in heuristic_digest(ctx_moved, Coverage(), "en").reason
+
+
 def test_an_image_tag_bump_is_not_logic() -> None:
     ctx = PRContext(title="[CI] Bump the ROCm image to the August nightly", files=[
         _file(".buildkite/scripts/run_rocm.sh", ['IMAGE="rocm/vllm-ci:nightly_20260801_6.4"'],

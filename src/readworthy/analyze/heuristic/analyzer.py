@@ -31,9 +31,9 @@ from ...memory.similar import weigh
 from ...memory.words import describe
 from ...models import CorrectionMatch, Coverage, Digest, FileStatus, PRContext, TasteUse, Verdict
 from ...pack.classify import FileKind
+from .defaults import is_constant
 from .guide import design_points, headline_of, skip_points, start_reading
 from .readers import audience, discussion_summary, issue_findings, open_items, related
-from .shapes import is_constant
 from .signals import MECHANICAL_KINDS, Signals, measure
 from .verdict_model import FITTED, GUARD_CONTEXT_LINES, RUBRIC_PRIOR, Estimate, Params, estimate
 from .wording import code_names, fit, list_sep, phrase

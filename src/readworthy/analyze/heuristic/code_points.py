@@ -25,10 +25,11 @@ from itertools import zip_longest
 from ...models import Decision, FileStatus, PRContext
 from .centre import RankedDefinition
 from .comment_text import join_comment
+from .defaults import is_constant
 from .definitions import Definition, is_prose
 from .line_conditions import balanced, condition_of
 from .renames import only_renamed
-from .shapes import COMMENT_LINE, is_constant
+from .shapes import COMMENT_LINE
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase
 

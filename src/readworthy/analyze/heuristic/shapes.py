@@ -42,13 +42,6 @@ _C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|cl|metal|m|mm|rs|
 _GUARD = re.compile(r"^\s*(?:assert\b|raise\s+\w|throw\s+\w|(?:TORCH|CHECK|DCHECK|TORCH_CHECK|STD_TORCH_CHECK|"
                     r"AT_ASSERT|HOST_CHECK)\w*\s*\(|static_assert\s*\(|(?:assert|assert_eq|assert_ne|ensure|bail|"
                     r"panic)!\s*\(|if\s.*:\s*raise\b)")
-# A default a reader relies on: `default=...`, an annotated field `name: T = ...`, a constant `NAME = ...`.
-# (Keyword arguments in calls and local assignments change values, not defaults.)
-# The value's trailing blanks and comma are stripped after the match (default_value): a lazy value
-# before `\s*,?\s*$` retries the blanks from every position of a long run of them.
-_DEFAULT = re.compile(r"^\s*(?P<lhs>.*\bdefault\s*=|[A-Za-z_]\w*\s*:\s*[\w.\[\], |]+\s*=|[A-Z][A-Z0-9_]{2,}\s+=)"
-                      r"\s*(?P<value>[^=].*)$")
-_MAYBE_DEFAULT = re.compile(r".*\bdefault\b|\s*[A-Z][A-Z0-9_]{2,}\s+=|\s*[A-Za-z_]\w*\s*:")  # cheap pre-check
 _IMPORT = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+|#include\s*[<\"]|use\s+(?:crate|super|self)?"
                      r"[\w:{}, *]*;|(?:pub\s+)?mod\s+\w+;|require\(|export\s+\*?\s*\{?.*\bfrom\b"
                      r"|\w+(?:\s+as\s+\w+)?,\s*$|\)\s*$)")
@@ -227,8 +220,25 @@ def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list
                 if _GUARD.match(x) and not _kept(x.strip(), added_guards, added):
                     guard = _whole_statement(run, i)
                     found.append((x, _with_condition(guard, x, run[:i])))
+                elif (refusal := _early_refusal(run, i)) and not _kept(refusal, added_guards, added):
+                    found.append((x, refusal))
         run = []
     return found
+
+
+_IF_LINE = re.compile(r"^\s*if\s.+:\s*$")
+_REFUSAL = re.compile(r"^\s*return\s+(?:False|None)\s*$")
+
+
+def _early_refusal(run: Sequence[str], at: int) -> str:
+    """`if cond:` over `return False` (or `None`), both removed and the return its whole body: a Python
+    early refusal, shown as `if cond: return False`; else ""."""
+    if not _IF_LINE.match(run[at]) or at + 1 >= len(run) or not _REFUSAL.match(run[at + 1]):
+        return ""
+    depth = len(run[at]) - len(run[at].lstrip())
+    body_ends = at + 2 >= len(run) or not run[at + 2].strip() or len(run[at + 2]) - len(run[at + 2].lstrip()) <= depth
+    deeper = len(run[at + 1]) - len(run[at + 1].lstrip()) > depth
+    return f"{run[at].strip()} {run[at + 1].strip()}" if deeper and body_ends else ""
 
 
 STATEMENT_MAX_LINES = 4  # lines a check spread over is joined from to quote it whole
@@ -310,7 +320,9 @@ def _kept(guard: str, added_guards: set[str], added: Sequence[str] = ()) -> bool
     return any(names <= checked_names(x) | _assigned_from(added, x) for x in tests)
 
 
-_CONDITION = re.compile(r"^\s*(?:if|elif|unless|while|assert|static_assert)\b|^\s*(?:\w+_)?CHECK\w*\s*\(")
+# A test in code: a branch, an assertion, a check macro, or a boolean a function returns (`return a and not b`).
+_CONDITION = re.compile(r"^\s*(?:if|elif|unless|while|assert|static_assert)\b|^\s*(?:\w+_)?CHECK\w*\s*\("
+                        r"|^\s*return\s.*\b(?:and|or|not)\b")
 
 
 def _assigned_from(added: Sequence[str], test: str) -> set[str]:
@@ -322,103 +334,6 @@ def _assigned_from(added: Sequence[str], test: str) -> set[str]:
         if m and m.group(1) in used:
             out |= set(re.findall(r"[A-Za-z_]\w*", m.group(2)))
     return out
-
-
-def changed_defaults(added: list[str], removed: list[str], patch: str | None = None) -> list[tuple[str, str, str]]:
-    """(name, old, new) for defaults whose left side stays and whose literal value changes. The name is
-    what a user sets: the flag of an `add_argument("--flag", default=…)`, the field of a `x: int =
-    Field(default=…)`, the name assigned; a `default=` alone on its line takes the flag or field it
-    belongs to from the lines above it in `patch` (or is "default" where none says)."""
-    if not added or not removed:
-        return []
-    old: dict[str, str] = {}
-    for line in removed:
-        m = _DEFAULT.match(line) if "=" in line and _MAYBE_DEFAULT.match(line) else None
-        if m and not COMMENT_LINE.match(line):
-            old.setdefault(" ".join(m.group("lhs").split()), default_value(m))
-    out = []
-    for line in added:
-        m = _DEFAULT.match(line) if "=" in line and _MAYBE_DEFAULT.match(line) else None
-        if not m or COMMENT_LINE.match(line):
-            continue
-        lhs = " ".join(m.group("lhs").split())
-        before, after = old.get(lhs), default_value(m)
-        if before is not None and before != after and _literal(before) and _literal(after):
-            name = (_setting_name(lhs) or _setting_above(patch, line) or "default") if "default" in lhs \
-                else re.split(r"[\s:=]", lhs, maxsplit=1)[0]
-            out.append((name, before.rstrip(","), after.rstrip(",")))
-    return out
-
-
-def is_constant(name: str) -> bool:
-    """An upper-case name (`MAX_SPEC_LEN`): a constant the code reads, not a setting a caller leaves out."""
-    return bool(re.fullmatch(r"_*[A-Z][A-Z0-9_]*", name)) and any(c.isalpha() for c in name)
-
-
-_FLAG = re.compile(r"""\badd_argument\(\s*["'](-{1,2}[\w-]+)["']""")
-_FIELD = re.compile(r"^\s*(?:self\.)?([A-Za-z_]\w*)\s*(?::[^=(]*)?=\s*[\w.]*\(")
-SETTING_LOOKBACK = 8  # lines above a lone `default=` searched for the flag or field it belongs to
-
-
-def _setting_name(text: str) -> str:
-    """The flag or field a `default=` on this text sets, or ""."""
-    if m := _FLAG.search(text):
-        return m.group(1)
-    m = _FIELD.match(text)
-    return m.group(1) if m else ""
-
-
-def _setting_above(patch: str | None, line: str) -> str:
-    """The flag or field opened in the new side's lines just above the added `line`, or ""."""
-    lines = (patch or "").split("\n")
-    at = next((i for i, x in enumerate(lines) if x.startswith("+") and x[1:] == line), -1)
-    for above in reversed(lines[max(0, at - SETTING_LOOKBACK):at] if at > 0 else []):
-        if above.startswith("-"):
-            continue
-        if above.startswith("@@"):
-            break
-        if name := _setting_name(above[1:]) or (m.group(1) if (m := _FLAG_ALONE.match(above[1:])) else ""):
-            return name
-    return ""
-
-
-_FLAG_ALONE = re.compile(r"""^\s*["'](--[\w-]+)["'],\s*$""")  # `"--flag",` on its own line in an add_argument
-
-
-def default_value(match: re.Match[str]) -> str:
-    """The value of a _DEFAULT match without its trailing blanks and one trailing comma; after `default=`
-    only the argument itself (`Field(default=1, ge=1)` -> `1`)."""
-    value = match.group("value")
-    if match.group("lhs").rstrip().endswith("="):
-        value = _first_argument(value) if "default" in match.group("lhs") else value
-    stripped = value.rstrip()
-    stripped = stripped[:-1].rstrip() if stripped.endswith(",") else stripped
-    return stripped or value[:1]
-
-
-def _first_argument(text: str) -> str:
-    """`text` up to the comma or bracket that closes the argument it starts with (outside strings)."""
-    depth, quote = 0, ""
-    for i, c in enumerate(text):
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "\"'":
-            quote = c
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            if depth == 0:
-                return text[:i]
-            depth -= 1
-        elif c == "," and depth == 0:
-            return text[:i]
-    return text
-
-
-def _literal(value: str) -> bool:
-    """A constant a reader can compare: a number, a boolean, None, a short string."""
-    v = value.rstrip(",").strip()
-    return bool(re.fullmatch(r"-?[\d_.]+(?:e-?\d+)?|True|False|true|false|None|null|\"[^\"]{0,40}\"|'[^']{0,40}'", v))
 
 
 def code_lines(lines: Iterable[str]) -> list[str]:

@@ -19,6 +19,7 @@ from ...pack.classify import Classifier, FileKind, value_of
 from . import shapes
 from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_definitions, template_hooks
 from .conversation import Discussion, analysed_issues, discussion_of
+from .defaults import changed_defaults
 from .definitions import Definition, file_definitions
 from .line_conditions import code_parts
 from .renames import renamed_names
@@ -345,7 +346,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             guards += [Located(change.path, _enclosing(defs, g, True), shown)
                        for g, shown in shapes.removed_guards(change.patch, change.path, added_guards)]
             defaults += [Located(change.path, name, f"{old} → {new}")
-                         for name, old, new in shapes.changed_defaults(plus, minus, change.patch)]
+                         for name, old, new in changed_defaults(plus, minus, change.patch)]
         data_files += kind is FileKind.CONFIG and shapes.is_value_table(change.path, plus, minus)
         if cosmetic:
             quiet_files += 1  # a comment beside a pin changes no more than the pin

@@ -48,8 +48,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "config_small": "Configuration only ({lines} added line{ls}); no product code changes.",
         "tiny_fix": "A small code change ({lines} changed line{ls}) with no test and no new definition: the title says "
                     "what changed.",
-        "tiny_fix_tests": "A small code change ({lines} changed line{ls}) with no new definition (plus {tests} of tests): "
-                          "the title says what changed.",
+        "tiny_fix_tests": "A small code change ({lines} changed line{ls}) with no new definition (plus {tests} of "
+                          "tests): the title says what changed.",
         "new_package": "Most of the added code ({share}%) is the new package {packages}; read the shared files "
                        "it changes: {shared}.",
         "new_package_alone": "Adds the new, self-contained package {packages} ({share}% of the added code): skim "
@@ -129,7 +129,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "c_condition_title": "`{name}` now branches on `{new}`",
         "c_condition": "In `{name}` (`{file}`) the condition it branches on changes from ~~`{old}`~~ to `{new}`.",
         "c_assignment_title": "`{target}` is now `{new}`",
-        "c_assignment": "In `{name}` (`{file}`) the condition `{target}` holds changes from ~~`{old}`~~ to `{new}`.",
+        "c_assignment": "In `{name}` (`{file}`), `{target}` was ~~`{old}`~~ and is now `{new}`.",
         "c_check_title": "The check in `{name}` becomes `{new}`",
         "c_check": "It was ~~`{old}`~~ (`{file}`): the accepted cases change, the check stays.",
         "c_default_title": "`{name}` now defaults to `{new}` (was `{old}`)",
