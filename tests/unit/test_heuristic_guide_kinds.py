@@ -347,3 +347,40 @@ def test_a_file_defining_the_same_name_implements_a_gate_it_does_not_call_it() -
     for gate in gates:
         assert "`base.py`" not in gate.explanation and "`nixl.py`" not in gate.explanation.split("Called from")[-1]
         assert "new path" not in gate.title
+
+
+def test_a_new_command_line_option_is_a_design_point_with_its_default_and_help() -> None:
+    parser = _modified("engine/entrypoints/cli_args.py", """\
+@@ -28,6 +28,13 @@ def make_arg_parser(parser: FlexibleArgumentParser) -> FlexibleArgumentParser:
+     parser.add_argument("--host", type=str, default=None)
++    parser.add_argument(
++        "--timeout-keep-alive",
++        type=int,
++        default=5,
++        help="Seconds an idle HTTP connection stays open. Raise it behind a load balancer "
++        "whose idle timeout is longer.")
+     return parser
+""")
+    server = _modified("engine/entrypoints/api_server.py", """\
+@@ -40,3 +40,3 @@ async def run_server(args) -> None:
+     config = uvicorn.Config(app,
+-                            timeout_keep_alive=TIMEOUT_KEEP_ALIVE)
++                            timeout_keep_alive=args.timeout_keep_alive)
+""")
+    for language, title, said in (
+            ("en", "A new option, `--timeout-keep-alive` (default `5`)", "its help: “Seconds an idle HTTP connection"),
+            ("zh-CN", "新增命令行选项 `--timeout-keep-alive`（默认 `5`）", "其帮助文字：“Seconds an idle HTTP connection")):
+        digest = heuristic_digest(PRContext(title="Make the keep-alive timeout configurable", files=[parser, server]),
+                                  Coverage(), language)
+        point = next(d for d in digest.decisions if d.title == title)
+        assert said in point.explanation and "longer.”" in point.explanation
+        assert "engine/entrypoints/cli_args.py::make_arg_parser" in point.references
+    # a flag that is only reworded (removed and added back) is not new
+    reworded = _modified("engine/entrypoints/cli_args.py", """\
+@@ -28,3 +28,3 @@ def make_arg_parser(parser: FlexibleArgumentParser) -> FlexibleArgumentParser:
+-    parser.add_argument("--port", type=int, default=8000, help="Port.")
++    parser.add_argument("--port", type=int, default=8000, help="The port to listen on.")
+     return parser
+""")
+    digest = heuristic_digest(PRContext(title="Reword --port help", files=[reworded]), Coverage(), "en")
+    assert not any("new option" in d.title for d in digest.decisions)

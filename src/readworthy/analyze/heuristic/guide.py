@@ -45,6 +45,7 @@ from .code_points import (
 )
 from .definitions import Definition
 from .kind_points import kind_points, new_tests
+from .option_points import option_points
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .wording import fit, phrase
 
@@ -221,7 +222,7 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
     # shared code it changes, not the new code's own docstrings
     own = model_files(sig) if shared else set()
     code = [*shared, *interface_points(ctx, sig, language), *gate_points(sig, language),
-            *condition_points(sig, language), *default_points(sig, language)]
+            *condition_points(sig, language), *default_points(sig, language), *option_points(sig, language)]
     items: list[tuple[float, str, Passage | CodePoint]] = [(p.weight, p.anchor.reference, p)
                                                            for p in design_passages(ctx, sig)]
     items += [(c.weight, c.anchor.reference, c) for c in code]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ...models import FileChange, FileStatus, PRContext
@@ -243,14 +243,27 @@ def _fail_fast(code_defs: list[Definition]) -> list[Located]:
     for d in code_defs:
         if _NOT_ENGINE.search(d.path):
             continue
+        # a refusal the definition already had, rewritten (another error type, a wider check), is not new
+        before = {_refusal_words(d.removed_code, i) for i, x in enumerate(d.removed_code) if _REFUSAL.match(x)}
         for i, line in enumerate(d.added_code):
-            if not _REFUSAL.match(line):
+            if not _REFUSAL.match(line) or _refusal_words(d.added_code, i) in before:
                 continue
             message = " ".join(d.added_code[i : i + 4])
             if _VALIDATOR_NAME.search(d.qualname) or _UNSUPPORTED.search(message):
                 found.append(Located(d.path, d.qualname, line.strip()))
                 break
     return found
+
+
+_STRING_LITERAL = re.compile(r"\"([^\"]*)\"|'([^']*)'")
+
+
+def _refusal_words(code: Sequence[str], at: int) -> str:
+    """What a refusal says, whatever error type carries it: the words of its message (the string literals
+    of the statement, up to 4 lines), or with no literal the arguments it raises with (`(msg)`)."""
+    said = " ".join(a or b for a, b in _STRING_LITERAL.findall(" ".join(code[at: at + 4])))
+    words = " ".join(re.findall(r"[A-Za-z]{3,}", said))
+    return words or "".join(code[at].split("(", 1)[-1].split())
 
 
 def _edits_existing(centre: list[RankedDefinition], rewritten_code_lines: int) -> int:

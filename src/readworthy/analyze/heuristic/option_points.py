@@ -1,0 +1,84 @@
+"""New command-line options as design points: a flag every user of the command can now set.
+
+`parser.add_argument("--timeout-keep-alive", type=int, default=5, help="...")` added to a parser is a
+new knob, a contract with users the reader must know exists: its name, its default and the authors'
+help text say what it is for. A flag the diff also removes is reworded or moved, not new.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from ...models import Decision
+from .centre import RankedDefinition
+from .code_points import CodePoint
+from .signals import CODE_KINDS, Signals
+from .wording import fit, phrase
+
+_ADD_ARGUMENT = re.compile(r"\badd_argument\(")
+_FLAG = re.compile(r"""["'](--[A-Za-z][\w-]*)["']""")
+_DEFAULT = re.compile(r"\bdefault\s*=\s*([^,()]+?|\w+\([^()]*\))\s*(?:,|\)\s*$)")
+_HELP = re.compile(r"\bhelp\s*=\s*((?:[rfbu]?(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')\s*)+)")
+_LITERAL = re.compile(r"""[rfbu]?"((?:[^"\\]|\\.)*)"|[rfbu]?'((?:[^'\\]|\\.)*)'""")
+STATEMENT_LINES = 15  # an add_argument call is read up to this many lines
+MAX_OPTION_POINTS = 2
+
+
+def option_points(sig: Signals, language: str) -> list[CodePoint]:
+    """The PR's new command-line flags, each in the definition that adds it, with its default and help."""
+    out: list[CodePoint] = []
+    for facts in sig.ranked:
+        if facts.kind not in CODE_KINDS or not facts.change.patch:
+            continue
+        path = facts.change.path
+        removed = {m.group(1) for line in facts.change.patch.split("\n") if line.startswith("-")
+                   for m in _FLAG.finditer(line)}
+        for first, statement in _added_calls(facts.change.patch):
+            flag = _FLAG.search(statement)
+            anchor = _holder(first, path, sig.centre)
+            if flag is None or flag.group(1) in removed or anchor is None:
+                continue
+            default = _DEFAULT.search(statement)
+            words = _help(statement)
+            values = {"flag": flag.group(1), "default": default.group(1).strip() if default else "",
+                      "name": anchor.definition.qualname, "file": path.rsplit("/", 1)[-1], "help": words}
+            title = phrase(language, "c_option_title_default" if default else "c_option_title", **values)
+            explanation = phrase(language, "c_option_help" if words else "c_option", **values)
+            out.append(CodePoint(Decision(title=fit(title, 160), explanation=fit(explanation, 900),
+                                          references=list(dict.fromkeys([path, anchor.reference]))),
+                                 anchor, weight=6.0, kind="option"))
+            if len(out) >= MAX_OPTION_POINTS:
+                return out
+    return out
+
+
+def _added_calls(patch: str) -> Iterator[tuple[str, str]]:
+    """(first line, whole statement) of each `add_argument(` call whose lines are all added."""
+    lines = patch.split("\n")
+    for i, line in enumerate(lines):
+        if not line.startswith("+") or not _ADD_ARGUMENT.search(line):
+            continue
+        parts, depth = [], 0
+        for raw in lines[i: i + STATEMENT_LINES]:
+            if not raw.startswith("+"):
+                break
+            parts.append(raw[1:].strip())
+            depth += _depth(raw[1:])
+            if depth <= 0:
+                yield line[1:], " ".join(parts)
+                break
+
+
+def _depth(text: str) -> int:
+    code = _LITERAL.sub("", text)
+    return code.count("(") - code.count(")")
+
+
+def _help(statement: str) -> str:
+    found = _HELP.search(statement)
+    return "".join(a or b for a, b in _LITERAL.findall(found.group(1))).strip() if found else ""
+
+
+def _holder(line: str, path: str, centre: Sequence[RankedDefinition]) -> RankedDefinition | None:
+    return next((r for r in centre if r.definition.path == path and line in r.definition.added_code), None)
