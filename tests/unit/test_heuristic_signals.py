@@ -197,6 +197,21 @@ def test_a_validation_refusing_unsupported_setups_is_named() -> None:
     assert "refuses unsupported configurations loudly (`validate_kv_cache_dtype`)" in digest.reason
 
 
+@pytest.mark.parametrize(("removed", "added"), [
+    # the same refusal carried by another error type
+    ("            raise ValueError('fp8 KV cache is not supported below compute capability 8.9')",
+     "            raise NotImplementedError('fp8 KV cache is not supported below compute capability 8.9')"),
+    ("            raise ValueError(msg)", "            raise NotImplementedError(msg)"),
+])
+def test_a_refusal_the_code_already_had_is_not_a_new_one(removed: str, added: str) -> None:
+    patch = ("@@ -10,4 +10,4 @@ class CacheConfig:\n     def validate_kv_cache_dtype(self, capability):\n"
+             "         if self.dtype == 'fp8' and capability < 89:\n"
+             f"-{removed}\n+{added}\n         return self\n")
+    digest = _digest("Raise NotImplementedError for unsupported setups", [FileChange(
+        path="engine/config/cache.py", status=FileStatus.MODIFIED, additions=1, deletions=1, patch=patch)])
+    assert "refuses unsupported configurations" not in digest.reason, digest.reason
+
+
 def test_a_method_many_existing_classes_now_implement_is_an_interface() -> None:
     backends = [_file(f"engine/attention/backends/b{i}.py", ["    @classmethod",
                                                              "    def supported_cache_layouts(cls):",
