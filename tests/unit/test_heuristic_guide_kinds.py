@@ -384,3 +384,19 @@ def test_a_new_command_line_option_is_a_design_point_with_its_default_and_help()
 """)
     digest = heuristic_digest(PRContext(title="Reword --port help", files=[reworded]), Coverage(), "en")
     assert not any("new option" in d.title for d in digest.decisions)
+
+
+def test_a_docs_page_with_its_navigation_entry_is_a_docs_pr() -> None:
+    page = _added("docs/design/cuda_graphs.md", [
+        "# CUDA Graphs in V1", "", "## Piecewise vs full graphs", "",
+        "Full graphs must only be used with backends whose metadata has a fixed shape for a batch size.",
+        *[f"Line {i} of the explanation." for i in range(20)]])
+    nav = _modified("mkdocs.yaml", "@@ -40,2 +40,3 @@ nav:\n   - design/paged_attention.md\n+  - design/cuda_graphs.md\n")
+    digest = heuristic_digest(PRContext(title="New design page: CUDA graphs", files=[page, nav]), Coverage(), "en")
+    assert any("New sections of `cuda_graphs.md`" in d.explanation for d in digest.decisions), digest.decisions
+    assert digest.audience == ["`docs/design/`"], digest.audience  # not the site's configuration file
+    # settings changed beside docs are a configuration change, not a navigation entry
+    settings = _modified("mkdocs.yaml", "@@ -1,6 +1,6 @@\n" + "".join(
+        f"-  option_{i}: false\n+  option_{i}: true\n" for i in range(5)))
+    mixed = heuristic_digest(PRContext(title="Docs and site settings", files=[page, settings]), Coverage(), "en")
+    assert not any("New sections of" in d.explanation for d in mixed.decisions)

@@ -47,12 +47,16 @@ _REFERENCE = re.compile(r"\b((?:[A-Za-z0-9]+_)*(?:ref|reference|naive|golden|bas
 _STAND_IN = re.compile(r"\b(monkeypatch\.setattr|mock\.patch\w*|patch\.object|patch\(|MagicMock"
                        r"|SimpleNamespace|create_autospec)\b")
 MAX_NAMES = 3
+NAV_EDIT_LINES = 4  # configuration lines beside docs that are a navigation entry, not a change of settings
 
 
 def kind_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision] | None:
     """The design points of a docs-only or tests-only PR, or None for any other PR."""
     readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED]
-    if readable and all(f.kind is FileKind.DOCS for f in readable):
+    docs = [f for f in readable if f.kind is FileKind.DOCS]
+    # a docs page and its entry in the site's navigation (`mkdocs.yaml`): a docs PR
+    support = sum(f.change.additions + f.change.deletions for f in readable if f.kind is FileKind.CONFIG)
+    if docs and all(f.kind in (FileKind.DOCS, FileKind.CONFIG) for f in readable) and support <= NAV_EDIT_LINES:
         return docs_points(ctx, language)
     tests = [f for f in readable if f.kind is FileKind.TEST]
     if tests and all(f.kind in (FileKind.TEST, FileKind.CONFIG) for f in readable):

@@ -42,9 +42,11 @@ def code_area(path: str) -> str:
 
 def audience(ctx: PRContext, sig: Signals, language: str) -> list[str]:
     kinds = {f.change.path: f.kind for f in sig.ranked}
-    code = [p for p, k in kinds.items() if k not in MECHANICAL_KINDS and k not in (FileKind.TEST, FileKind.DOCS)
-            and not _TEST_PATH.search(p)]
-    readable = code or [p for p, k in kinds.items() if k not in MECHANICAL_KINDS]
+    # configuration beside docs or tests (a docs site's navigation, a test marker) is not what they are about
+    code = [p for p, k in kinds.items() if k not in MECHANICAL_KINDS
+            and k not in (FileKind.TEST, FileKind.DOCS, FileKind.CONFIG) and not _TEST_PATH.search(p)]
+    readable = code or [p for p, k in kinds.items() if k not in MECHANICAL_KINDS and k is not FileKind.CONFIG] \
+        or [p for p, k in kinds.items() if k not in MECHANICAL_KINDS]
     wanted = set(readable)
     owners = Counter({owner: sum(1 for p in paths if p in wanted) for owner, paths in ctx.owners.items()})
     named = [phrase(language, "audience_owner", owner=owner.lstrip("@"),
