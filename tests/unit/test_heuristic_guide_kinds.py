@@ -269,6 +269,12 @@ def test_a_reference_is_an_oracle_only_when_the_result_is_checked_against_it() -
         "def test_copy_matches():", "    expected = ref_copy_blocks(pool)", "    out = copy_blocks(pool)",
         "    torch.testing.assert_close(out, expected)"])
     assert "`ref_copy_blocks`" in _text(test_points([checked], "en"))
+    # checked through a value computed from it, in an assertion spread over lines
+    derived = _added("tests/sample/test_topk.py", [
+        "def test_matches_reference(logits, k):", "    out = apply_top_k(logits, k)",
+        "    ref = reference_top_k(logits.tolist(), k)", "    finite = {i for i in ref if logits[i] > NEG}",
+        "    assert sorted(out.tolist()) == sorted(", "        logits[list(finite)].tolist())"])
+    assert "`reference_top_k`" in _text(test_points([derived], "en"))
     # a helper named `ref` that is only called (a test server resolving a git ref) checks nothing
     unchecked = _added("tests/servers/test_refs.py", [
         "def test_default_branch_resolves():", "    head = server.ref(repo, 'main') if name == 'main' else None",

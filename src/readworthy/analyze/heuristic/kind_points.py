@@ -226,15 +226,36 @@ _CHECKS = re.compile(r"\bassert\w*|\bexpect\(")
 
 def _compared(line: str, later: list[str]) -> bool:
     """Whether what this line computes is checked: on the line itself (`assert out == ref(x)`), or through
-    the name it is assigned to (`expected = ref(x)` ... `assert_close(out, expected)`). A call that is never
+    the name it is assigned to (`expected = ref(x)` ... `assert_close(out, expected)`), or a value computed
+    from that name. A call that is never
     checked (a test server's `self.ref(name)`) is no oracle."""
     if _checks(line):
         return True
     assigned = _ASSIGNED.match(line)
     if assigned is None:
         return False
-    name = re.compile(rf"\b{assigned.group(1)}\b")
-    return any(name.search(x) and _checks(x) for x in later)
+    tracked = {assigned.group(1)}
+    for x in _statements(later):  # through values computed from it: `ref = oracle(x)`, `kept = {i for i in ref}`
+        names = set(re.findall(r"[A-Za-z_]\w*", x))
+        if names & tracked:
+            if _checks(x):
+                return True
+            if (derived := _ASSIGNED.match(x)) is not None:
+                tracked.add(derived.group(1))
+    return False
+
+
+def _statements(lines: list[str]) -> list[str]:
+    """The lines joined into statements where brackets run on over lines (`assert sorted(a) == sorted(` ...)."""
+    out: list[str] = []
+    depth = 0
+    for line in lines:
+        if depth > 0 and out:
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+        depth = max(0, depth + sum((c in "([{") - (c in ")]}") for c in line))
+    return out
 
 
 def _checks(line: str) -> bool:
