@@ -406,3 +406,25 @@ def test_a_docs_page_with_its_navigation_entry_is_a_docs_pr() -> None:
         f"-  option_{i}: false\n+  option_{i}: true\n" for i in range(5)))
     mixed = heuristic_digest(PRContext(title="Docs and site settings", files=[page, settings]), Coverage(), "en")
     assert not any("New sections of" in d.explanation for d in mixed.decisions)
+
+
+def test_a_parametrisation_names_only_the_tests_that_run_over_it() -> None:
+    from readworthy.analyze.heuristic.kind_points import test_points
+
+    change = _added("tests/kernels/test_activation.py", [
+        "import pytest", "",
+        '@pytest.mark.parametrize("num_tokens", [1, 83])', '@pytest.mark.parametrize("dtype", DTYPES)',
+        "def test_matches_oracle(num_tokens, dtype):", "    out = run(num_tokens, dtype)",
+        "    ref = _reference_oracle(num_tokens, dtype)", "    torch.testing.assert_close(out, ref)", "",
+        '@pytest.mark.parametrize("dtype", DTYPES)', "def test_cuda_kernel(dtype):", "    out = run_cuda(dtype)",
+        "    torch.testing.assert_close(out, _reference_oracle(1, dtype))"])
+    points = test_points([change], "en")
+    params = next(d for d in points if d.title.startswith("Parametrised"))
+    assert params.title == "Parametrised over `num_tokens`, `dtype`"
+    assert "`test_matches_oracle`" in params.explanation and "test_cuda_kernel" not in params.explanation
+    # a reference named with a leading underscore is the oracle; the comparison is how it is checked
+    assert any(d.title == "The oracle: `_reference_oracle`" for d in points), [d.title for d in points]
+    only_compared = _added("tests/kernels/test_copy.py", [
+        "def test_copy():", "    out = copy(x)", "    torch.testing.assert_close(out, x.clone())"])
+    titles = [d.title for d in test_points([only_compared], "en")]
+    assert "Checked with `torch.testing.assert_close`" in titles and not any("oracle" in t for t in titles)

@@ -83,7 +83,7 @@ def test_issue_states_and_numbers_are_chinese() -> None:
     assert "（未关闭）" in heuristic_digest(open_issue, Coverage(), "zh-CN").linked_issue_findings[0]
     assert (count("zh-CN", 9047), count("zh-CN", 15314), count("zh-CN", 20000)) == ("9047", "1.5 万", "2 万")
     assert count("en", 15314) == "15,314"
-    assert phrase("zh-CN", "removal", deleted=15314) == "删除代码（1.5 万 行）且没有新增：记住删掉了什么即可。"
+    assert phrase("zh-CN", "removal", deleted=15314) == "删除了 1.5 万 行且没有新增：记住删掉了什么即可。"
 
 
 def test_lists_in_chinese_sentences_use_the_enumeration_comma() -> None:

@@ -42,7 +42,7 @@ _COMPARE = re.compile(r"\b(?:torch\.testing\.assert_close|assert_close|torch\.al
                       r"|assert_allclose|torch\.equal)\b")
 # A call whose name has a reference word as one of its parts (`ref_copy_blocks`, `torch_ref`, `naiveAttention`),
 # not inside another word (`removeprefix`).
-_REFERENCE = re.compile(r"\b((?:[A-Za-z0-9]+_)*(?:ref|reference|naive|golden|baseline|expected)(?:_\w+|[A-Z]\w*)?"
+_REFERENCE = re.compile(r"\b(_*(?:[A-Za-z0-9]+_)*(?:ref|reference|naive|golden|baseline|expected)(?:_\w+|[A-Z]\w*)?"
                         r"|(?:[a-z]\w*?)?(?:Ref|Reference|Naive|Golden|Baseline|Expected)(?:[A-Z_]\w*)?)\s*\(")
 _STAND_IN = re.compile(r"\b(monkeypatch\.setattr|mock\.patch\w*|patch\.object|patch\(|MagicMock"
                        r"|SimpleNamespace|create_autospec)\b")
@@ -195,11 +195,15 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
         out.append(_point(language, key, values, [d for d, _ in fixtures][:2] + users[:1]))
     params = [(d, m.group(1)) for d in defs for mark in d.marks if (m := _PARAMETRIZE.match(mark))]
     if params:
-        axes = list(dict.fromkeys(a.strip() for _, p in params for a in p.split(",") if a.strip()))
-        names = list(dict.fromkeys(d.name for d, _ in params))  # two parametrize marks on one test: named once
+        axes_of: dict[str, list[str]] = {}  # each test's own axes (two marks on one test: one entry)
+        for d, p in params:
+            axes_of.setdefault(d.name, []).extend(a.strip() for a in p.split(",") if a.strip())
+        lead = max(axes_of, key=lambda n: len(set(axes_of[n])))
+        axes = list(dict.fromkeys(axes_of[lead]))
+        names = [n for n in axes_of if set(axes_of[n]) == set(axes)]  # only the tests run over all of them
         values = {"axes": code_names(axes, 4, language), "names": code_names(names, 2, language),
                   "file": params[0][0].path.rsplit("/", 1)[-1]}
-        out.append(_point(language, "k_parametrize", values, [d for d, _ in params][:2]))
+        out.append(_point(language, "k_parametrize", values, [d for d, _ in params if d.name in names][:2]))
     # the oracle: a reference implementation the result is compared with, or the comparison itself
     oracles = [(d, line) for d in defs for i, line in enumerate(d.body)
                if _COMPARE.search(line) or (_REFERENCE.search(line) and _compared(line, d.body[i + 1:]))]
@@ -210,7 +214,9 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
         via = phrase(language, "k_oracle_via", compare=compare.group(0)) if reference and compare else ""
         values = {"oracle": oracle, "via": via, "file": file_of(d),
                   "names": code_names(list(dict.fromkeys(x.name for x, _ in oracles)), 2, language)}
-        out.append(_point(language, "k_oracle", values, list(dict.fromkeys(x for x, _ in oracles))[:2]))
+        # a comparison alone (`assert_close`) is how the result is checked, not what it is checked against
+        out.append(_point(language, "k_oracle" if reference else "k_compare", values,
+                          list(dict.fromkeys(x for x, _ in oracles))[:2]))
     stand_ins = [(d, m.group(1)) for d in defs for line in d.body for m in [_STAND_IN.search(line)] if m]
     if stand_ins and len(out) < 3:
         d, what = stand_ins[0]

@@ -30,7 +30,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "docs_substantial": "New or expanded documentation ({lines} added line{ls}): "
                             "worth a skim for what it explains.",
         "docs_small": "Documentation only ({lines} added line{ls}); no code changes.",
-        "removal": "Removes code ({deleted} lines) without adding any: note what went away.",
+        "removal": "Removes {deleted} lines without adding any: note what went away.",
         "data_only": "Only tables of values change ({n} data file{s}: numbers under keys, no logic); nothing to "
                      "read line by line.",
         "docs_edit": "A documentation edit ({lines} added line{ls}) that adds no section: nothing to read beyond "
@@ -169,6 +169,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "k_oracle_title": "The oracle: `{oracle}`",
         "k_oracle": "In `{file}`, {names}: the result is compared with `{oracle}`{via}.",
         "k_oracle_via": " through `{compare}`",
+        "k_compare_title": "Checked with `{oracle}`",
+        "k_compare": "In `{file}`, {names}: the result is checked with `{oracle}`.",
         "k_stand_in_title": "Stand-ins instead of real dependencies: `{what}`",
         "k_stand_in": "In `{file}`, `{what}` stands in for the real objects in {names}, so they run without them.",
         # audience, discussion, linked issues, open items
@@ -206,7 +208,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
                              "这一做法值得记住，diff 不必细读。",
         "docs_substantial": "新增或扩充了文档（新增 {lines} 行），值得快速浏览其中讲解的内容。",
         "docs_small": "只改动文档（新增 {lines} 行），没有代码改动。",
-        "removal": "删除代码（{deleted} 行）且没有新增：记住删掉了什么即可。",
+        "removal": "删除了 {deleted} 行且没有新增：记住删掉了什么即可。",
         "data_only": "只改动了数值表（{n} 个数据文件：键下只有数字，没有逻辑），无需逐行阅读。",
         "docs_edit": "只是小幅修改文档（新增 {lines} 行），没有新增章节：看页面本身即可。",
         "tests_substantial": "只改动测试（新增 {lines} 行）：可快速浏览其中的测试技巧。",
@@ -327,6 +329,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "k_oracle_title": "对照基准：`{oracle}`",
         "k_oracle": "`{file}` 中的 {names} 把结果与 `{oracle}` 对照{via}。",
         "k_oracle_via": "（借助 `{compare}`）",
+        "k_compare_title": "用 `{oracle}` 检查结果",
+        "k_compare": "`{file}` 中的 {names} 用 `{oracle}` 检查结果。",
         "k_stand_in_title": "用替身代替真实依赖：`{what}`",
         "k_stand_in": "`{file}` 中的 {names} 用 `{what}` 代替真实对象，因此不依赖它们也能运行。",
         "audience_owner": "{owner}（{area}）",
