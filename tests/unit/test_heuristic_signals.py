@@ -520,6 +520,18 @@ def test_a_default_is_named_by_what_a_user_sets(patch: str, name: str, change: s
     assert "`default`" not in digest.reason + digest.decisions[0].explanation
 
 
+@pytest.mark.parametrize(("path", "removed", "added", "name", "change"), [
+    ("web/src/api/client.ts", "export const DEFAULT_MAX_RETRIES = 0;", "export const DEFAULT_MAX_RETRIES = 2;",
+     "DEFAULT_MAX_RETRIES", "0 → 2"),
+    ("csrc/attention/split.cuh", "static constexpr int MAX_SPLITS = 8;", "static constexpr int MAX_SPLITS = 16;",
+     "MAX_SPLITS", "8 → 16"),
+])
+def test_a_declared_constant_in_other_languages_is_named(path: str, removed: str, added: str, name: str,
+                                                         change: str) -> None:
+    digest = _digest("Tune a limit", [_file(path, [added], [removed])])
+    assert f"changes the constant `{name}` ({change})" in digest.reason, digest.reason
+
+
 def test_the_tail_of_a_field_docstring_above_a_hunk_is_not_the_class_docstring() -> None:
     # the hunk opens inside the docstring of the field above the change: its opening (and owner) is unseen
     patch = ("@@ -71,7 +71,7 @@ class SchedulerConfig:\n     GPU utilization, leading to better latency.\n"

@@ -15,9 +15,13 @@ from .shapes import COMMENT_LINE
 # (Keyword arguments in calls and local assignments change values, not defaults.)
 # The value's trailing blanks and comma are stripped after the match (default_value): a lazy value
 # before `\s*,?\s*$` retries the blanks from every position of a long run of them.
-_DEFAULT = re.compile(r"^\s*(?P<lhs>.*\bdefault\s*=|[A-Za-z_]\w*\s*:\s*[\w.\[\], |]+\s*=|[A-Z][A-Z0-9_]{2,}\s+=)"
+# A constant may be declared (`export const MAX_RETRIES = 2;`, `static constexpr int MAX_X = 4;`).
+_DECLARED = r"(?:(?:export|pub|static|const|let|var|final|constexpr|inline)\s+)+(?:[\w:<>]+\s+)?"
+_DEFAULT = re.compile(r"^\s*(?P<lhs>.*\bdefault\s*=|[A-Za-z_]\w*\s*:\s*[\w.\[\], |]+\s*=|[A-Z][A-Z0-9_]{2,}\s+="
+                      rf"|{_DECLARED}[A-Z][A-Z0-9_]{{2,}}\s*(?::\s*[\w.<>\[\]]+\s*)?=)"
                       r"\s*(?P<value>[^=].*)$")
-_MAYBE_DEFAULT = re.compile(r".*\bdefault\b|\s*[A-Z][A-Z0-9_]{2,}\s+=|\s*[A-Za-z_]\w*\s*:")  # cheap pre-check
+_MAYBE_DEFAULT = re.compile(r".*\bdefault\b|\s*[A-Z][A-Z0-9_]{2,}\s+=|\s*[A-Za-z_]\w*\s*:"  # cheap pre-check
+                            r"|\s*(?:export|pub|static|const|let|var|final|constexpr|inline)\s")
 
 
 def changed_defaults(added: list[str], removed: list[str], patch: str | None = None) -> list[tuple[str, str, str]]:
@@ -41,7 +45,7 @@ def changed_defaults(added: list[str], removed: list[str], patch: str | None = N
         before, after = old.get(lhs), default_value(m)
         if before is not None and before != after and _literal(before) and _literal(after):
             name = (_setting_name(lhs) or _setting_above(patch, line) or "default") if "default" in lhs \
-                else re.split(r"[\s:=]", lhs, maxsplit=1)[0]
+                else _assigned_name(lhs)
             out.append((name, before.rstrip(","), after.rstrip(",")))
     return out
 
@@ -81,6 +85,12 @@ def _setting_above(patch: str | None, line: str) -> str:
 _FLAG_ALONE = re.compile(r"""^\s*["'](--[\w-]+)["'],\s*$""")  # `"--flag",` on its own line in an add_argument
 
 
+def _assigned_name(lhs: str) -> str:
+    """The name a declaration assigns: `max_tokens` of `max_tokens: int =`, `MAX_X` of `const int MAX_X =`."""
+    m = re.search(r"([A-Za-z_]\w*)\s*(?::[^=]*)?=$", lhs)
+    return m.group(1) if m else re.split(r"[\s:=]", lhs, maxsplit=1)[0]
+
+
 def default_value(match: re.Match[str]) -> str:
     """The value of a _DEFAULT match without its trailing blanks and one trailing comma; after `default=`
     only the argument itself (`Field(default=1, ge=1)` -> `1`)."""
@@ -88,7 +98,7 @@ def default_value(match: re.Match[str]) -> str:
     if match.group("lhs").rstrip().endswith("="):
         value = _first_argument(value) if "default" in match.group("lhs") else value
     stripped = value.rstrip()
-    stripped = stripped[:-1].rstrip() if stripped.endswith(",") else stripped
+    stripped = stripped[:-1].rstrip() if stripped.endswith((",", ";")) else stripped  # `= 2;` in C-family code
     return stripped or value[:1]
 
 
