@@ -419,6 +419,25 @@ def test_a_new_interface_other_code_implements_is_never_a_skip_whatever_the_fit_
     assert judgement(plain, "en", skip_all).verdict is Verdict.SKIP
 
 
+def test_reading_starts_at_a_new_interface_before_its_implementations() -> None:
+    base = _file("engine/routing/policy.py", [
+        "class RoutingPolicy(ABC):", "    @abstractmethod", "    def select(self, workers, request):", "        ...",
+        "", "class PrefixAffinity(RoutingPolicy):", "    def __init__(self, size):", "        self.size = size",
+        "        self.seen = {}", "    def select(self, workers, request):",
+        "        key = hash(tuple(request.prompt[: self.size]))",
+        "        return self.seen.setdefault(key, workers[key % len(workers)])",
+        "", "class RoundRobin(RoutingPolicy):", "    def select(self, workers, request):",
+        "        self.next = (getattr(self, 'next', -1) + 1) % len(workers)", "        return workers[self.next]"],
+        status=FileStatus.ADDED, start=1)
+    # the implementation is the bigger one and the one the router builds: it outranks the interface
+    router = _file("engine/routing/router.py", ["        self.policy = policy or PrefixAffinity(64)",
+                                                "        return self.policy.select(self.workers, request)"],
+                   ["        return self.workers[0]"])
+    config = _file("engine/config/routing.py", ["    affinity: PrefixAffinity | None = None"])
+    digest = _digest("Pluggable routing policies", [base, router, config])
+    assert digest.start_reading[0] == "engine/routing/policy.py::RoutingPolicy", digest.start_reading
+
+
 def test_a_bump_that_only_moves_a_tag_in_code_is_version_only_and_a_bumped_number_is_not() -> None:
     tag = measure(PRContext(title="Bump the CI image", files=[
         _file("tests/ci/images.py", ['ROCM_IMAGE = "rocm/ci:nightly_20260801_6.4"'],

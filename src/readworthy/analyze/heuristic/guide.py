@@ -36,6 +36,7 @@ from .authors import (
 from .centre import GENERIC_NAMES, RankedDefinition
 from .code_points import (
     CodePoint,
+    abstract_types,
     condition_points,
     default_points,
     gate_points,
@@ -402,6 +403,10 @@ def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> l
     plain = [f for f in readable if f.kind not in CODE_KINDS and f.kind is not FileKind.TEST
              and f.change.path not in defined]
     per_file: Counter[str] = Counter()
+    # a new abstract type other changed files build on: the guide says to read it before its implementations
+    abstract = {name for f in sig.ranked if f.change.path in sig.abstractions
+                for name in abstract_types(f.change.patch or "")[0]}
+    out += [r.reference for r in sig.centre if r.definition.new and r.definition.name in abstract][:1]
     for allowed in range(1, MAX_START + 1):
         for r in sig.centre[:24]:
             path = r.definition.path
