@@ -42,7 +42,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
                         "lines); no product code changes.",
         "docs_config": "Documentation ({lines} added line{ls}) beside configuration or example files ({other} added "
                        "lines); no product code changes.",
-        "build_substantial": "CI/build-only change ({lines} added line{ls}): skim it for the mechanism.",
+        "build_substantial": "CI/build-only change ({lines} added line{ls}): no product code changes, but how the "
+                             "project builds or tests does.",
         "build_small": "Build or CI settings only ({lines} added line{ls}); no product code changes.",
         "config_substantial": "Configuration only ({lines} added line{ls}): skim it for what it sets.",
         "config_small": "Configuration only ({lines} added line{ls}); no product code changes.",
@@ -215,7 +216,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "tests_small": "只改动测试（新增 {lines} 行），产品代码没有改动。",
         "tests_config": "改动测试（新增 {lines} 行）和配置或示例文件（新增 {other} 行），产品代码没有改动。",
         "docs_config": "改动文档（新增 {lines} 行）和配置或示例文件（新增 {other} 行），产品代码没有改动。",
-        "build_substantial": "只改动 CI/构建（新增 {lines} 行）：可快速浏览其中的机制。",
+        "build_substantial": "只改动 CI/构建（新增 {lines} 行）：产品代码没有改动，但构建或测试流程变了。",
         "build_small": "只改动构建或 CI 配置（新增 {lines} 行），产品代码没有改动。",
         "config_substantial": "只改动配置（新增 {lines} 行）：可快速浏览其中的设置。",
         "config_small": "只改动配置（新增 {lines} 行），产品代码没有改动。",
