@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .line_conditions import first_argument
 from .shapes import COMMENT_LINE
 
 # A default a reader relies on: `default=...`, an annotated field `name: T = ...`, a constant `NAME = ...`.
@@ -96,29 +97,10 @@ def default_value(match: re.Match[str]) -> str:
     only the argument itself (`Field(default=1, ge=1)` -> `1`)."""
     value = match.group("value")
     if match.group("lhs").rstrip().endswith("="):
-        value = _first_argument(value) if "default" in match.group("lhs") else value
+        value = first_argument(value) if "default" in match.group("lhs") else value
     stripped = value.rstrip()
     stripped = stripped[:-1].rstrip() if stripped.endswith((",", ";")) else stripped  # `= 2;` in C-family code
     return stripped or value[:1]
-
-
-def _first_argument(text: str) -> str:
-    """`text` up to the comma or bracket that closes the argument it starts with (outside strings)."""
-    depth, quote = 0, ""
-    for i, c in enumerate(text):
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "\"'":
-            quote = c
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            if depth == 0:
-                return text[:i]
-            depth -= 1
-        elif c == "," and depth == 0:
-            return text[:i]
-    return text
 
 
 def _literal(value: str) -> bool:

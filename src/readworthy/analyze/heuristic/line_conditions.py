@@ -33,7 +33,7 @@ def condition_of(line: str, path: str = "") -> tuple[str, str] | None:
             continue
         cond = m.group("cond").strip()
         if pattern is _CHECK:  # `CHECK(cond, "message")`: the condition, not its message
-            cond = _first_argument(cond)
+            cond = first_argument(cond)
         elif pattern is _IF and cond.startswith("(") and cond.endswith(")") and balanced(cond[1:-1]):
             cond = cond[1:-1].strip()  # `if (cond) {`
         elif pattern is _BOOL_ASSIGN and not _own_condition(cond):
@@ -45,9 +45,10 @@ def condition_of(line: str, path: str = "") -> tuple[str, str] | None:
     return None
 
 
-def _first_argument(text: str) -> str:
-    depth = 0
-    quote = ""
+def first_argument(text: str) -> str:
+    """`text` up to the comma or bracket that ends the argument it starts with (outside strings), stripped:
+    `cond, "message")` and `cond)` give `cond`."""
+    depth, quote = 0, ""
     for i, c in enumerate(text):
         if quote:
             quote = "" if c == quote else quote
@@ -56,10 +57,12 @@ def _first_argument(text: str) -> str:
         elif c in "([{":
             depth += 1
         elif c in ")]}":
+            if depth == 0:
+                return text[:i].strip()
             depth -= 1
         elif c == "," and depth == 0:
             return text[:i].strip()
-    return text.strip().removesuffix(")").strip() if depth < 0 else text.strip()
+    return text.strip()
 
 
 def balanced(text: str) -> bool:
