@@ -428,3 +428,26 @@ def test_a_parametrisation_names_only_the_tests_that_run_over_it() -> None:
         "def test_copy():", "    out = copy(x)", "    torch.testing.assert_close(out, x.clone())"])
     titles = [d.title for d in test_points([only_compared], "en")]
     assert "Checked with `torch.testing.assert_close`" in titles and not any("oracle" in t for t in titles)
+
+
+def test_an_environment_variable_read_is_told_without_displacing_other_points() -> None:
+    envs = _modified("engine/envs.py", """\
+@@ -90,3 +90,6 @@ environment_variables = {
+     "ENGINE_PORT": lambda: int(os.getenv("ENGINE_PORT", "8000")),
++    # seconds an idle HTTP connection stays open; also the engine heartbeat
++    "ENGINE_HTTP_TIMEOUT_KEEP_ALIVE":
++    lambda: int(os.environ.get("ENGINE_HTTP_TIMEOUT_KEEP_ALIVE", "5")),
+ }
+""")
+    server = _modified("engine/entrypoints/api_server.py", """\
+@@ -40,3 +40,3 @@ async def serve_http(app) -> None:
+     config = uvicorn.Config(app,
+-                            timeout_keep_alive=5)
++                            timeout_keep_alive=envs.ENGINE_HTTP_TIMEOUT_KEEP_ALIVE)
+""")
+    digest = heuristic_digest(PRContext(title="Configurable keep-alive", files=[envs, server]), Coverage(), "en")
+    point = next(d for d in digest.decisions if "environment variable" in d.title)
+    assert point.title == "Reads the environment variable `ENGINE_HTTP_TIMEOUT_KEEP_ALIVE` (default `\"5\"`)"
+    assert "`ENGINE_PORT`" not in point.title  # read before the PR: not this PR's
+    zh = heuristic_digest(PRContext(title="Configurable keep-alive", files=[envs, server]), Coverage(), "zh-CN")
+    assert any(d.title.startswith("读取环境变量 `ENGINE_HTTP_TIMEOUT_KEEP_ALIVE`") for d in zh.decisions)

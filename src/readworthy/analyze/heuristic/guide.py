@@ -46,7 +46,7 @@ from .code_points import (
 )
 from .definitions import Definition
 from .kind_points import kind_points, new_tests
-from .option_points import option_points
+from .option_points import environment_points, option_points
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .wording import fit, phrase
 
@@ -226,7 +226,8 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
             *condition_points(sig, language), *default_points(sig, language), *option_points(sig, language)]
     items: list[tuple[float, str, Passage | CodePoint]] = [(p.weight, p.anchor.reference, p)
                                                            for p in design_passages(ctx, sig)]
-    items += [(c.weight, c.anchor.reference, c) for c in code]
+    # a variable read from the environment is told where there is room, never in place of another point
+    items += [(c.weight, c.anchor.reference, c) for c in [*code, *environment_points(sig, language)]]
     items = [x for x in items if x[2] in shared or x[2].anchor.definition.path not in own]
     items.sort(key=lambda x: -x[0])
     chosen: list[tuple[str, Passage | CodePoint]] = []
@@ -242,7 +243,7 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
             per_anchor[key] += 1
             if account:
                 accounts.add(key)
-    if code and not any(isinstance(item, CodePoint) for _, item in chosen):
+    if code and not any(isinstance(item, CodePoint) and item in code for _, item in chosen):
         chosen = [*chosen[: MAX_POINTS - 1], (code[0].anchor.reference, code[0])]
     out: list[Decision] = []
     anchors: list[RankedDefinition] = []

@@ -1,4 +1,4 @@
-"""New command-line options as design points: a flag every user of the command can now set.
+"""New command-line options and environment variables as design points: a knob every user can now set.
 
 `parser.add_argument("--timeout-keep-alive", type=int, default=5, help="...")` added to a parser is a
 new knob, a contract with users the reader must know exists: its name, its default and the authors'
@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from ...models import Decision
 from .centre import RankedDefinition
 from .code_points import CodePoint
+from .definitions import Definition
 from .signals import CODE_KINDS, Signals
 from .wording import fit, phrase
 
@@ -51,6 +52,44 @@ def option_points(sig: Signals, language: str) -> list[CodePoint]:
             if len(out) >= MAX_OPTION_POINTS:
                 return out
     return out
+
+
+def environment_points(sig: Signals, language: str) -> list[CodePoint]:
+    """The PR's new environment variables: a name read from the environment (`os.environ.get("X", "5")`,
+    `os.getenv("X")`, `std::env::var("X")`) on an added line that no removed line reads, with its default."""
+    out: list[CodePoint] = []
+    seen: set[str] = set()
+    for facts in sig.ranked:
+        if facts.kind not in CODE_KINDS or not facts.change.patch:
+            continue
+        path = facts.change.path
+        lines = facts.change.patch.split("\n")
+        removed = {m.group("name") for line in lines if line.startswith("-") for m in _ENV_READ.finditer(line)}
+        for line in (x[1:] for x in lines if x.startswith("+")):
+            read = _ENV_READ.search(line)
+            if read is None or read.group("name") in removed or read.group("name") in seen:
+                continue
+            seen.add(read.group("name"))
+            # read at module level (a table of variables): the variable stands for itself
+            anchor = _holder(line, path, sig.centre) or RankedDefinition(
+                Definition(path, read.group("name"), read.group("name"), line=0, new=True, is_type=False), 0.0, (), ())
+            default = (read.group("default") or "").strip()
+            values = {"flag": read.group("name"), "default": default, "name": anchor.definition.qualname,
+                      "file": path.rsplit("/", 1)[-1]}
+            title = phrase(language, "c_env_title_default" if default else "c_env_title", **values)
+            explanation = phrase(language, "c_env" if anchor.definition.line else "c_env_module", **values)
+            out.append(CodePoint(Decision(title=fit(title, 160), explanation=fit(explanation, 900),
+                                          references=list(dict.fromkeys([path, anchor.reference]))),
+                                 anchor, weight=ENV_WEIGHT, kind="option"))
+            if len(out) >= MAX_OPTION_POINTS:
+                return out
+    return out
+
+
+ENV_WEIGHT = 3.0  # a setting read from outside: told when the authors' own words say less, not before them
+# `os.environ.get("NAME", "5")`, `os.getenv("NAME")`, `os.environ["NAME"]`, `std::env::var("NAME")`, `getenv("NAME")`
+_ENV_READ = re.compile(r"""(?:\benviron(?:\.get\(|\[)|\bgetenv\(|\benv::var\(|\bprocess\.env\[)\s*"""
+                       r"""["'](?P<name>[A-Z][A-Z0-9_]{2,})["'](?:\s*,\s*(?P<default>[^,()]+?))?\s*[)\]]""")
 
 
 def _added_calls(patch: str) -> Iterator[tuple[str, str]]:
