@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ...models import PRContext
 from .centre import RankedDefinition
 from .definitions import is_prose
-from .shapes import diff_lines
+from .shapes import bracket_depth, diff_lines
 
 _WHY = re.compile(r"\b(?:because|so that|so|otherwise|instead|avoid\w*|must|never|only|ensur\w+|guarantee\w*|requires?"
                   r"|since|keeps?|fall(?:s|ing)? ?back|overflow\w*|fast path|hot path|invariant|cannot|can't|unlike"
@@ -336,7 +336,7 @@ def _messages(code: Iterable[str]) -> list[tuple[str, str]]:
         elif not only:
             kind = ""  # a bare `return` above a message says nothing of it
         strings = [_as_read(m) for m in _STRING.finditer(line)]
-        opens = not only and _brackets_open(line)  # `msg = (f"...` goes on below: the message starts here
+        opens = not only and bracket_depth(line) > 0  # `msg = (f"...` goes on below: the message starts here
         if strings and (only or call or opens):
             parts.extend(strings)
             if not only and not opens:  # a call with its message on one line
@@ -354,11 +354,6 @@ def _as_read(string: re.Match[str]) -> str:
 
 
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
-
-
-def _brackets_open(line: str) -> bool:
-    code = _STRING.sub("", line)
-    return code.count("(") + code.count("[") > code.count(")") + code.count("]")
 
 
 _COMMENT_MARK = re.compile(r"^\s*(?:#+|//+!?|/\*+!?|\*+/?|[rbu]?\"\"\"|[rbu]?\'\'\')\s?", re.IGNORECASE)

@@ -29,7 +29,7 @@ from .defaults import is_constant
 from .definitions import Definition, is_prose
 from .line_conditions import balanced, condition_of
 from .renames import only_renamed
-from .shapes import COMMENT_LINE
+from .shapes import COMMENT_LINE, assigned_from
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase
 
@@ -158,21 +158,13 @@ def _likeness(a: str, b: str) -> float:
     return len(names[0] & names[1]) / len(both) if both else 0.0
 
 
-_ASSIGNED = re.compile(r"^\s*(?:[\w:<>]+\s+)*([A-Za-z_]\w*)\s*=(?!=)\s*(.+?);?\s*$")
-
-
 def _tests_same_names(old: str, new: str, added: Sequence[str]) -> bool:
     """Whether a new check tests what the old one did: a name in common, counting the names a value the
     new check tests was computed from in the lines added beside it (`ratio = heads / kv_heads`). A check
     of other names is a new check next to a dropped one, not the old check widened."""
     def names(text: str) -> set[str]:
         return set(re.findall(r"[A-Za-z_]\w{2,}", text)) - _KEYWORDS
-    tested = names(new)
-    for line in added:
-        m = _ASSIGNED.match(line)
-        if m and m.group(1) in tested:
-            tested |= names(m.group(2))
-    return bool(tested & names(old))
+    return bool((names(new) | names(" ".join(assigned_from(added, new)))) & names(old))
 
 
 def _indent(text: str) -> int:
@@ -199,7 +191,13 @@ def _body(lines: Sequence[str], at: int, side: str) -> tuple[str, bool]:
     return "", False
 
 
-def _anchor_of(line: str, path: str, centre: Sequence[RankedDefinition]) -> RankedDefinition | None:
+def standalone_anchor(path: str, name: str, new: bool) -> RankedDefinition:
+    """A name no changed definition holds (a module constant, a variable in a table): it stands for itself."""
+    return RankedDefinition(Definition(path, name, name, line=0, new=new, is_type=False), 0.0, (), ())
+
+
+def anchor_of(line: str, path: str, centre: Sequence[RankedDefinition]) -> RankedDefinition | None:
+    """The changed definition in `path` whose added code holds `line`, or None."""
     return next((r for r in centre if r.definition.path == path and line in r.definition.added_code), None)
 
 
@@ -211,7 +209,7 @@ def condition_points(sig: Signals, language: str) -> list[CodePoint]:
         if facts.kind not in CODE_KINDS or not change.patch:
             continue
         for rep in replacements(change.patch, change.path):
-            anchor = _anchor_of(rep.new_line, change.path, sig.centre)
+            anchor = anchor_of(rep.new_line, change.path, sig.centre)
             if anchor is None:
                 continue
             d = anchor.definition
@@ -246,10 +244,9 @@ def default_points(sig: Signals, language: str) -> list[CodePoint]:
     for located in sig.changed_defaults[:2]:
         old, _, new = located.text.partition(" → ")
         line, why = _default_line(patches.get(located.path, ""), located.name, new)
-        anchor = _anchor_of(line, located.path, sig.centre) if line else None
+        anchor = anchor_of(line, located.path, sig.centre) if line else None
         if anchor is None:  # a module-level constant: no definition holds it
-            constant = Definition(located.path, located.name, located.name, line=0, new=False, is_type=False)
-            anchor = RankedDefinition(constant, 0.0, (), ())
+            anchor = standalone_anchor(located.path, located.name, new=False)
         values = {"name": located.name, "old": _code(old), "new": _code(new), "file": file_label(located.path, sig),
                   "why": why}
         key = "c_constant" if is_constant(located.name) else "c_default"  # a cap nobody sets has no default

@@ -8,12 +8,11 @@ help text say what it is for. A flag the diff also removes is reworded or moved,
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from ...models import Decision
-from .centre import RankedDefinition
-from .code_points import CodePoint
-from .definitions import Definition
+from .code_points import CodePoint, anchor_of, standalone_anchor
+from .shapes import bracket_depth
 from .signals import CODE_KINDS, Signals
 from .wording import fit, phrase
 
@@ -37,7 +36,7 @@ def option_points(sig: Signals, language: str) -> list[CodePoint]:
                    for m in _FLAG.finditer(line)}
         for first, statement in _added_calls(facts.change.patch):
             flag = _FLAG.search(statement)
-            anchor = _holder(first, path, sig.centre)
+            anchor = anchor_of(first, path, sig.centre)
             if flag is None or flag.group(1) in removed or anchor is None:
                 continue
             default = _DEFAULT.search(statement)
@@ -71,8 +70,7 @@ def environment_points(sig: Signals, language: str) -> list[CodePoint]:
                 continue
             seen.add(read.group("name"))
             # read at module level (a table of variables): the variable stands for itself
-            anchor = _holder(line, path, sig.centre) or RankedDefinition(
-                Definition(path, read.group("name"), read.group("name"), line=0, new=True, is_type=False), 0.0, (), ())
+            anchor = anchor_of(line, path, sig.centre) or standalone_anchor(path, read.group("name"), new=True)
             default = (read.group("default") or "").strip()
             values = {"flag": read.group("name"), "default": default, "name": anchor.definition.qualname,
                       "file": path.rsplit("/", 1)[-1]}
@@ -103,21 +101,13 @@ def _added_calls(patch: str) -> Iterator[tuple[str, str]]:
             if not raw.startswith("+"):
                 break
             parts.append(raw[1:].strip())
-            depth += _depth(raw[1:])
+            depth += bracket_depth(raw[1:])
             if depth <= 0:
                 yield line[1:], " ".join(parts)
                 break
-
-
-def _depth(text: str) -> int:
-    code = _LITERAL.sub("", text)
-    return code.count("(") - code.count(")")
 
 
 def _help(statement: str) -> str:
     found = _HELP.search(statement)
     return "".join(a or b for a, b in _LITERAL.findall(found.group(1))).strip() if found else ""
 
-
-def _holder(line: str, path: str, centre: Sequence[RankedDefinition]) -> RankedDefinition | None:
-    return next((r for r in centre if r.definition.path == path and line in r.definition.added_code), None)

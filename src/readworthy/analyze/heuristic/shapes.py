@@ -252,15 +252,16 @@ def _whole_statement(run: Sequence[str], at: int) -> str:
     if _RAISE.match(parts[0]):  # a raise says what it checked by the `if` above it (_with_condition), not its message
         return parts[0].removesuffix("(").rstrip(", ")
     for line in run[at + 1: at + STATEMENT_MAX_LINES]:
-        if _bracket_depth(" ".join(parts)) <= 0:
+        if bracket_depth(" ".join(parts)) <= 0:
             break
         parts.append(line.strip())
-    if _bracket_depth(" ".join(parts)) == 0:
+    if bracket_depth(" ".join(parts)) == 0:
         return " ".join(parts)
     return parts[0].removesuffix("(").rstrip(", ")
 
 
-def _bracket_depth(text: str) -> int:
+def bracket_depth(text: str) -> int:
+    """Brackets opened minus closed in `text`, those inside string literals left out."""
     code = re.sub(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", "", text)  # brackets inside messages do not count
     return sum((c in "([{") - (c in ")]}") for c in code)
 
@@ -317,7 +318,7 @@ def _kept(guard: str, added_guards: set[str], added: Sequence[str] = ()) -> bool
     if not names:
         return False
     tests = [x for x in added if _GUARD.match(x) or _CONDITION.match(x)]
-    return any(names <= checked_names(x) | _assigned_from(added, x) for x in tests)
+    return any(names <= checked_names(x) | assigned_from(added, x) for x in tests)
 
 
 # A test in code: a branch, an assertion, a check macro, or a boolean a function returns (`return a and not b`).
@@ -325,7 +326,7 @@ _CONDITION = re.compile(r"^\s*(?:if|elif|unless|while|assert|static_assert)\b|^\
                         r"|^\s*return\s.*\b(?:and|or|not)\b")
 
 
-def _assigned_from(added: Sequence[str], test: str) -> set[str]:
+def assigned_from(added: Sequence[str], test: str) -> set[str]:
     """Names a condition tests through a local it tests: `ratio = a // b` then `CHECK(ratio in ...)`."""
     used = checked_names(test)
     out: set[str] = set()

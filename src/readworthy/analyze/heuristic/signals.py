@@ -294,7 +294,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     guards: list[Located] = []
     defaults: list[Located] = []
     hidden: list[str] = []
-    cosmetic_files = readable_files = version_files = data_files = quiet_files = 0
+    cosmetic_files = readable_files = version_files = data_files = 0
     stages: list[str] = []
     moved = moved_with_edits = other_files = 0
     move_targets: Counter[str] = Counter()
@@ -362,7 +362,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                          for name, old, new in changed_defaults(plus, minus, change.patch)]
         data_files += kind is FileKind.CONFIG and shapes.is_value_table(change.path, plus, minus)
         if cosmetic:
-            quiet_files += 1  # a comment beside a pin changes no more than the pin
+            pass  # comments only: neither a version move nor logic (version_only counts it with the cosmetic files)
         elif kind in (FileKind.CONFIG, FileKind.BUILD) and shapes.is_version_change(plus, minus):
             version_files += 1
             exclusions += [Located(change.path, "", x.strip()) for x in plus if "!=" in x]
@@ -418,7 +418,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         code_areas=tuple(areas),
         repeated_change_files=len(repeated_paths),
         cosmetic_only=readable_files > 0 and cosmetic_files == readable_files,
-        version_only=version_files > 0 and version_files + quiet_files == substantive,
+        version_only=version_files > 0 and version_files + cosmetic_files == substantive,
         excludes_version=bool(exclusions),
         is_revert=bool(is_revert(text)),
         fix=is_fix_title(ctx.title) and 0 < _edits_existing(centre, deleted["code"]) >= new_definitions,
