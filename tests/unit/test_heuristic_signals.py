@@ -531,9 +531,8 @@ def test_a_changed_default_is_a_design_point_with_the_comment_that_says_why() ->
      "stream_interval", "1 → 4"),
 ])
 def test_a_default_is_named_by_what_a_user_sets(patch: str, name: str, change: str) -> None:
-    ctx = PRContext(title="Change a default", files=[FileChange(
+    digest = _digest("Change a default", [FileChange(
         path="engine/config/args.py", status=FileStatus.MODIFIED, additions=1, deletions=1, patch=patch)])
-    digest = heuristic_digest(ctx, Coverage(), "en")
     assert f"changes the default of `{name}` ({change})" in digest.reason, digest.reason
     assert digest.decisions[0].title.startswith(f"`{name}` now defaults to"), digest.decisions[0]
     assert "`default`" not in digest.reason + digest.decisions[0].explanation
@@ -557,9 +556,8 @@ def test_the_tail_of_a_field_docstring_above_a_hunk_is_not_the_class_docstring()
              '     """\n \n-    stream_interval: int = Field(default=1, ge=1)\n'
              "+    stream_interval: int = Field(default=4, ge=1)\n"
              '     """The interval for streaming in terms of token length."""\n')
-    ctx = PRContext(title="Stream every 4 tokens", files=[FileChange(
+    digest = _digest("Stream every 4 tokens", [FileChange(
         path="engine/config/scheduler.py", status=FileStatus.MODIFIED, additions=1, deletions=1, patch=patch)])
-    digest = heuristic_digest(ctx, Coverage(), "en")
     assert not any("GPU utilization" in d.title + d.explanation for d in digest.decisions), digest.decisions
     assert [d.title for d in digest.decisions] == ["`stream_interval` now defaults to `4` (was `1`)"]
 
