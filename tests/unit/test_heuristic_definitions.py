@@ -283,3 +283,45 @@ def test_a_definition_renamed_below_the_one_a_hunk_header_names_does_not_change_
     defs = _defs("engine/sched/utils.py", patch)
     assert defs.get("remove_all", (0, 0)) == (0, 0), defs
     assert defs["check_request_stop"] == (1, 1)
+
+
+def test_a_go_method_is_named_by_its_receiver_type_so_two_types_methods_stay_apart() -> None:
+    patch = (
+        "@@ -0,0 +1,9 @@\n"
+        "+func (p *HTTPProber) Probe(ctx context.Context) error {\n"
+        "+\treturn nil\n"
+        "+}\n"
+        "+func (p KVCacheProber[T]) Probe(ctx context.Context) error {\n"
+        "+\treturn p.inner.Probe(ctx)\n"
+        "+}\n"
+        "+func NewClient() *Client {\n"
+        "+\treturn &Client{}\n"
+        "+}\n"
+    )
+    assert set(_defs("router/client.go", patch)) == {"HTTPProber.Probe", "KVCacheProber.Probe", "NewClient"}
+
+
+@pytest.mark.parametrize(("path", "name", "public"), [
+    ("store/mem.go", "entry", False), ("store/mem.go", "Entry", True),
+    ("pkg/pool.py", "_entry", False), ("pkg/pool.py", "entry", True),
+])
+def test_go_exports_exactly_the_capitalised_names(path: str, name: str, public: bool) -> None:
+    from readworthy.analyze.heuristic.definitions import Definition
+
+    assert Definition(path=path, name=name, qualname=name, line=1, new=True, is_type=True).public is public
+
+
+def test_a_comment_using_a_definitions_word_does_not_make_its_file_a_caller() -> None:
+    from readworthy.analyze.heuristic.signals import measure
+    from readworthy.models import FileStatus, PRContext
+
+    def added(path: str, lines: list[str]) -> FileChange:
+        return FileChange(path=path, status=FileStatus.ADDED, additions=len(lines),
+                          patch=f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + x for x in lines))
+
+    files = [added("store/mem.go", ["type entry struct {", "\tvalue []byte", "}"]),
+             added("store/store.go", ["// DefaultTTL bounds how long an entry lives.", "const DefaultTTL = 10"]),
+             added("store/disk.go", ["func load() entry {", "\treturn entry{}", "}"])]
+    sig = measure(PRContext(title="Add TTLs", files=files))
+    centre = {r.definition.qualname: r for r in sig.centre}
+    assert centre["entry"].caller_files == ("store/disk.go",)

@@ -451,3 +451,32 @@ def test_an_environment_variable_read_is_told_without_displacing_other_points() 
     assert "`ENGINE_PORT`" not in point.title  # read before the PR: not this PR's
     zh = heuristic_digest(PRContext(title="Configurable keep-alive", files=[envs, server]), Coverage(), "zh-CN")
     assert any(d.title.startswith("读取环境变量 `ENGINE_HTTP_TIMEOUT_KEEP_ALIVE`") for d in zh.decisions)
+
+
+def test_a_go_interface_is_abstract_and_its_point_keeps_what_its_authors_say_the_contract_is() -> None:
+    assert abstract_types("@@ -0,0 +1,3 @@\n+type Prober interface {\n+\tProbe(ctx context.Context) error\n+}\n") \
+        == ({"Prober"}, set())
+    client = _modified("router/client.go", """\
+@@ -10,3 +10,17 @@ import (
+ type Client struct {
+ 	backends []string
+ }
++
++// Prober decides whether a backend can take traffic. Implementations must honour ctx cancellation,
++// because the health loop calls Probe for every backend each tick.
++type Prober interface {
++	Probe(ctx context.Context, backend string) error
++}
++
++type HTTPProber struct{}
++
++func (p *HTTPProber) Probe(ctx context.Context, backend string) error {
++	return ping(ctx, backend)
++}
+""")
+    users = [_added(f"router/{name}.go", [f"func {name.title()}Loop(p Prober) {{", "\tp.Probe(ctx, b)", "}"])
+             for name in ("health", "drain")]
+    digest = heuristic_digest(PRContext(title="router: health probes", files=[client, *users]), Coverage(), "en")
+    point = next(d for d in digest.decisions if "`Prober` is the new interface" in d.title)
+    assert "Implementations must honour ctx cancellation" in point.explanation
+    assert "router/client.go::HTTPProber.Probe" in digest.start_reading

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from itertools import zip_longest
 
 from ...models import Decision, FileStatus, PRContext
+from .authors import brief, is_measurement
 from .centre import RankedDefinition
 from .comment_text import join_comment
 from .defaults import is_constant
@@ -306,8 +307,14 @@ def gate_points(sig: Signals, language: str) -> list[CodePoint]:
 
 _TYPE_HEAD = re.compile(r"^(?P<indent>\s*)(?:pub(?:\([^)]*\))?\s+|export\s+)*(?P<kind>class|struct|trait|interface)\s+"
                         r"(?P<name>\w+)(?P<rest>.*)$")
+# Go names the kind after the name: `type Store interface {`.
+_GO_TYPE_HEAD = re.compile(r"^(?P<indent>\s*)type\s+(?P<name>\w+)(?:\[[^\]]*\])?\s+(?P<kind>struct|interface)\b(?P<rest>.*)$")
 _ABSTRACT_BASE = re.compile(r"\b(?:ABC|ABCMeta|Protocol)\b")
 _ABSTRACT_MEMBER = re.compile(r"^\s*@(?:abc\.)?abstract\w*|\bvirtual\b[^;]*=\s*0\s*;|\bpure virtual\b")
+
+
+def _type_head(line: str) -> re.Match[str] | None:
+    return _TYPE_HEAD.match(line) or _GO_TYPE_HEAD.match(line)
 
 
 def abstract_types(patch: str) -> tuple[set[str], set[str]]:
@@ -320,7 +327,7 @@ def abstract_types(patch: str) -> tuple[set[str], set[str]]:
     for raw in patch.split("\n"):
         if raw.startswith("@@"):  # a hunk starts inside the type git names in its header
             context = raw.split("@@", 2)[-1].lstrip(" ")
-            head = _TYPE_HEAD.match(context)
+            head = _type_head(context)
             open_types = [(len(context) - len(context.lstrip()), head.group("name"))] if head else []
             if head and (head.group("kind") in ("trait", "interface") or _ABSTRACT_BASE.search(head.group("rest"))):
                 found.add(head.group("name"))
@@ -333,7 +340,7 @@ def abstract_types(patch: str) -> tuple[set[str], set[str]]:
         indent = len(line) - len(line.lstrip())
         while open_types and open_types[-1][0] >= indent and not line.lstrip().startswith(("@", "}", ")")):
             open_types.pop()
-        head = _TYPE_HEAD.match(line)
+        head = _type_head(line)
         if head:
             if head.group("kind") in ("trait", "interface") or _ABSTRACT_BASE.search(head.group("rest")):
                 found.add(head.group("name"))
@@ -361,8 +368,12 @@ def interface_points(ctx: PRContext, sig: Signals, language: str) -> list[CodePo
         values = {"name": d.qualname, "file": file_label(d.path, sig), "n": len(r.caller_files)}
         key = "c_interface_used" if r.caller_files else "c_interface"
         title = "c_interface_title" if d.new else "c_interface_grows_title"
+        explanation = phrase(language, key, **values)
+        if d.doc_added and is_prose(d.doc) and not is_measurement(d.doc):
+            # this point is the one account of the type: what its authors say the contract is goes with it
+            explanation += " " + phrase(language, "p_original", quote=brief(d.doc, 400))
         out.append(CodePoint(Decision(title=fit(phrase(language, title, **values), 160),
-                                      explanation=fit(phrase(language, key, **values), 900),
+                                      explanation=fit(explanation, 900),
                                       references=list(dict.fromkeys([d.path, r.reference, *r.tests[:1]]))),
                              r, weight=8.0 + min(len(r.caller_files), 6), kind="interface"))
     out.sort(key=lambda p: -p.weight)

@@ -33,6 +33,8 @@ _TYPE_LINE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+|export\s+|default\s+|abstr
 # Decorators of jitted GPU functions; one whose name ends in "kernel" is what a launch starts at.
 _KERNEL_DECORATOR = re.compile(r"^@(?:triton\.(?:jit|autotune|heuristics)|(?:numba\.)?cuda\.jit|tilelang\.jit"
                                r"|(?:cute|tl|tilelang)\.kernel)\b")
+# `func (m *Mem[K, V]) Get(`: the type a Go method is declared on.
+_GO_RECEIVER = re.compile(r"^func\s*\(\s*(?:\w+\s+)?\*?\s*(?P<type>[A-Za-z_]\w*)")
 _GLOBAL = re.compile(r"\b__global__\b")
 _DOCSTRING_OPEN = re.compile(r"^\s*[rRbBuU]{0,2}(\"\"\"|''')")
 _CLOSING = re.compile(r"^\s*[)\]}]")
@@ -73,6 +75,8 @@ class Definition:
 
     @property
     def public(self) -> bool:
+        if self.path.endswith(".go"):  # Go exports exactly the names that start with a capital letter
+            return self.name[:1].isupper()
         return not self.name.startswith("_")
 
     @property
@@ -413,8 +417,11 @@ class _FileReader:
             frame.definition.added_code.append(text)
 
     def _open(self, name: str, text: str, line: int, new: bool, indent: int, from_header: bool) -> None:
-        parents = [f.definition for f in self.stack if f.definition.is_type]
-        qualname = ".".join([*(p.name for p in parents[-2:]), name])
+        owners = [f.definition.name for f in self.stack if f.definition.is_type][-2:]
+        receiver = _GO_RECEIVER.match(text.lstrip())
+        if receiver and not owners:  # a Go method belongs to its receiver's type
+            owners = [receiver.group("type")]
+        qualname = ".".join([*owners, name])
         marks = " ".join(self.pending_marks) + " " + text
         jitted = any(_KERNEL_DECORATOR.match(m) for m in self.pending_marks)
         definition = self.found.get(qualname)

@@ -164,7 +164,7 @@ def is_cosmetic(path: str, patch: str | None, added: list[str], removed: list[st
     `removed` are the patch's lines (the whole file's test first: most files fail it)."""
     if not added and not removed:
         return False
-    comment = _C_COMMENT_LINE if _C_FAMILY.search(path) else COMMENT_LINE
+    comment = comment_pattern(path)
 
     def code(lines: list[str]) -> str:
         return "".join("".join(x.split()) for x in lines if x.strip() and not comment.match(x))
@@ -335,6 +335,11 @@ def assigned_from(added: Sequence[str], test: str) -> set[str]:
         if m and m.group(1) in used:
             out |= set(re.findall(r"[A-Za-z_]\w*", m.group(2)))
     return out
+
+
+def comment_pattern(path: str) -> re.Pattern[str]:
+    """What starts a comment line in this file (in C-family files `#` is the preprocessor, not a comment)."""
+    return _C_COMMENT_LINE if _C_FAMILY.search(path) else COMMENT_LINE
 
 
 def code_lines(lines: Iterable[str]) -> list[str]:
