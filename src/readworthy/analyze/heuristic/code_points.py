@@ -308,7 +308,8 @@ def gate_points(sig: Signals, language: str) -> list[CodePoint]:
 _TYPE_HEAD = re.compile(r"^(?P<indent>\s*)(?:pub(?:\([^)]*\))?\s+|export\s+)*(?P<kind>class|struct|trait|interface)\s+"
                         r"(?P<name>\w+)(?P<rest>.*)$")
 # Go names the kind after the name: `type Store interface {`.
-_GO_TYPE_HEAD = re.compile(r"^(?P<indent>\s*)type\s+(?P<name>\w+)(?:\[[^\]]*\])?\s+(?P<kind>struct|interface)\b(?P<rest>.*)$")
+_GO_TYPE_HEAD = re.compile(r"^(?P<indent>\s*)type\s+(?P<name>\w+)(?:\[[^\]]*\])?\s+(?P<kind>struct|interface)\b"
+                           r"(?P<rest>.*)$")
 _ABSTRACT_BASE = re.compile(r"\b(?:ABC|ABCMeta|Protocol)\b")
 _ABSTRACT_MEMBER = re.compile(r"^\s*@(?:abc\.)?abstract\w*|\bvirtual\b[^;]*=\s*0\s*;|\bpure virtual\b")
 
