@@ -529,6 +529,9 @@ def test_a_changed_default_is_a_design_point_with_the_comment_that_says_why() ->
     ("@@ -40,3 +40,3 @@ class SchedulerConfig:\n-    stream_interval: int = Field(default=1, ge=1)\n"
      "+    stream_interval: int = Field(default=4, ge=1)\n     max_num_seqs: int = 128\n",
      "stream_interval", "1 → 4"),
+    # a field whose default is arithmetic on a unit
+    ("@@ -12,3 +12,3 @@ class ServerConfig:\n-    idle_timeout: float = 5 * MINUTE\n"
+     "+    idle_timeout: float = 30 * MINUTE\n     max_body: int = 1024\n", "idle_timeout", "5 * MINUTE → 30 * MINUTE"),
 ])
 def test_a_default_is_named_by_what_a_user_sets(patch: str, name: str, change: str) -> None:
     digest = _digest("Change a default", [FileChange(
@@ -543,6 +546,9 @@ def test_a_default_is_named_by_what_a_user_sets(patch: str, name: str, change: s
      "DEFAULT_MAX_RETRIES", "0 → 2"),
     ("csrc/attention/split.cuh", "static constexpr int MAX_SPLITS = 8;", "static constexpr int MAX_SPLITS = 16;",
      "MAX_SPLITS", "8 → 16"),
+    # a value written as arithmetic on a unit is still a value a reader compares
+    ("engine/limits.py", "MAX_PROMPT_BYTES = 64 * 1024", "MAX_PROMPT_BYTES = 256 * 1024",
+     "MAX_PROMPT_BYTES", "64 * 1024 → 256 * 1024"),
 ])
 def test_a_declared_constant_in_other_languages_is_named(path: str, removed: str, added: str, name: str,
                                                          change: str) -> None:

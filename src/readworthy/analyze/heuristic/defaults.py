@@ -103,7 +103,16 @@ def default_value(match: re.Match[str]) -> str:
     return stripped or value[:1]
 
 
+_NUMBER = r"-?[\d_.]+(?:e-?\d+)?"
+# Arithmetic on numbers and unit names, at least one a number: `64 * 1024`, `1 << 20`, `10 * time.Second`.
+_ARITHMETIC = re.compile(rf"\(?(?:{_NUMBER}|[A-Za-z_][\w.]*)\)?(?:\s*(?:\*\*|\*|/|<<|\+|-)\s*"
+                         rf"\(?(?:{_NUMBER}|[A-Za-z_][\w.]*)\)?)+")
+
+
 def _literal(value: str) -> bool:
-    """A constant a reader can compare: a number, a boolean, None, a short string."""
+    """A constant a reader can compare: a number, a boolean, None, a short string, or a short sum or
+    product of numbers and unit names."""
     v = value.rstrip(",").strip()
-    return bool(re.fullmatch(r"-?[\d_.]+(?:e-?\d+)?|True|False|true|false|None|null|\"[^\"]{0,40}\"|'[^']{0,40}'", v))
+    if re.fullmatch(rf"{_NUMBER}|True|False|true|false|None|null|\"[^\"]{{0,40}}\"|'[^']{{0,40}}'", v):
+        return True
+    return len(v) <= 40 and bool(_ARITHMETIC.fullmatch(v)) and bool(re.search(r"(?<![\w.])\d", v))

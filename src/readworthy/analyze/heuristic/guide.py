@@ -344,7 +344,8 @@ class Contradiction:
     added lines (a guard widened is not a guard that is still there as it was)."""
 
     _SPAN = re.compile(r"`([^`\n]{8,200})`|“([^”]{8,400})”")
-    _STRUCK = re.compile(r"~~`[^`\n]*`~~")
+    # code shown as the old side: struck through (~~`old`~~), or a changed value's "(was `old`)"
+    _STRUCK = re.compile(r"~~`[^`\n]*`~~|(?:\(was |（原为 )`[^`\n]*`")
 
     def __init__(self, ctx: PRContext) -> None:
         removed: list[str] = []
@@ -359,7 +360,7 @@ class Contradiction:
         self.kept = "\n".join(kept)
 
     def __call__(self, decision: Decision) -> bool:
-        # code shown struck through (~~`old`~~) is quoted as what the diff removed
+        # code shown as the old side is quoted as what the diff removed
         text = self._STRUCK.sub(" ", decision.title + " " + decision.explanation)
         for m in self._SPAN.finditer(text):
             text = " ".join((m.group(1) or m.group(2)).rstrip("…").split())
