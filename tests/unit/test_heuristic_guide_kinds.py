@@ -275,6 +275,11 @@ def test_a_reference_is_an_oracle_only_when_the_result_is_checked_against_it() -
         "    ref = reference_top_k(logits.tolist(), k)", "    finite = {i for i in ref if logits[i] > NEG}",
         "    assert sorted(out.tolist()) == sorted(", "        logits[list(finite)].tolist())"])
     assert "`reference_top_k`" in _text(test_points([derived], "en"))
+    # a bracket inside a message opens nothing: a reference only printed is not what a later assert checks
+    printed = _added("tests/sample/test_topp.py", [
+        "def test_top_p_runs(logits, p):", "    expected = reference_top_p(logits, p)",
+        "    print('[top-p', expected)", "    status = apply_top_p(logits, p)", "    assert status == 0"])
+    assert "oracle" not in _text(test_points([printed], "en")).lower()
     # a helper named `ref` that is only called (a test server resolving a git ref) checks nothing
     unchecked = _added("tests/servers/test_refs.py", [
         "def test_default_branch_resolves():", "    head = server.ref(repo, 'main') if name == 'main' else None",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from ...models import Decision, FileChange, FileStatus, PRContext
 from ...pack.classify import FileKind
 from .definitions import file_definitions
+from .shapes import bracket_depth
 from .signals import MECHANICAL_KINDS, Signals
 from .wording import code_names, fit, list_sep, phrase
 
@@ -260,7 +261,7 @@ def _statements(lines: list[str]) -> list[str]:
             out[-1] += " " + line.strip()
         else:
             out.append(line)
-        depth = max(0, depth + sum((c in "([{") - (c in ")]}") for c in line))
+        depth = max(0, depth + bracket_depth(line))  # a `"[INFO"` in a message opens nothing
     return out
 
 
