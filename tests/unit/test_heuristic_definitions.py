@@ -325,3 +325,8 @@ def test_a_comment_using_a_definitions_word_does_not_make_its_file_a_caller() ->
     sig = measure(PRContext(title="Add TTLs", files=files))
     centre = {r.definition.qualname: r for r in sig.centre}
     assert centre["entry"].caller_files == ("store/disk.go",)
+    # a comment that names a definition as code refers to it
+    files = [added("store/disk.go", ["type DiskCache struct {", "\tdir string", "}"]),
+             added("store/warm.go", ["// Warm fills a DiskCache before the first request.", "func Warm() {}"])]
+    centre = {r.definition.qualname: r for r in measure(PRContext(title="Warm", files=files)).centre}
+    assert centre["DiskCache"].caller_files == ("store/warm.go",)

@@ -342,6 +342,15 @@ def comment_pattern(path: str) -> re.Pattern[str]:
     return _C_COMMENT_LINE if _C_FAMILY.search(path) else COMMENT_LINE
 
 
+_CODE_NAME = re.compile(r"`([^`\n]+)`|\b([A-Za-z]\w*_\w*|\w*[a-z][A-Z]\w*|\w*[A-Z]{2}[a-z]\w*)\b")
+
+
+def code_names_in(text: str) -> str:
+    """The names prose writes as code: in backticks, or shaped like an identifier (`snake_case`,
+    `camelCase`, `CamelCase`, `HTTPServer`), joined by blanks; plain words ("entry", "Store") are left out."""
+    return " ".join(m.group(1) or m.group(2) for m in _CODE_NAME.finditer(text))
+
+
 def code_lines(lines: Iterable[str]) -> list[str]:
     """The lines that are code: not blank, not a comment line."""
     return [x for x in lines if x.strip() and not COMMENT_LINE.match(x)]

@@ -379,8 +379,10 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     facts.sort(key=lambda r: (-r.value, -len(r.definitions), -r.change.additions, r.change.path))
     substantive = sum(n for k, n in kinds.items() if k not in MECHANICAL_KINDS)
     test_paths = frozenset(c.path for c in ctx.files if kind_of[c.path] is FileKind.TEST)
-    # callers are code: a design doc naming a class does not depend on it, nor does a comment using its word
-    code_lines = {p: [x for x in plus if not shapes.comment_pattern(p).match(x)] for p, (plus, _) in lines.items()
+    # callers are code: a design doc naming a class does not depend on it, nor does a comment using its
+    # name as a plain word ("how long an entry lives"); a comment naming it as code still refers to it
+    code_lines = {p: [shapes.code_names_in(x) if shapes.comment_pattern(p).match(x) else x for x in plus]
+                  for p, (plus, _) in lines.items()
                   if kind_of[p] not in MECHANICAL_KINDS and kind_of[p] is not FileKind.DOCS}
     centre = rank_definitions(code_defs, test_defs, code_lines, test_paths)
     packages, package_share = _new_packages(ctx.files, kind_of)
