@@ -485,3 +485,56 @@ def test_a_go_interface_is_abstract_and_its_point_keeps_what_its_authors_say_the
     point = next(d for d in digest.decisions if "`Prober` is the new interface" in d.title)
     assert "Implementations must honour ctx cancellation" in point.explanation
     assert "router/client.go::HTTPProber.Probe" in digest.start_reading
+
+
+POLICY_PATCH = """\
+@@ -5,8 +5,40 @@ pub struct Worker {
+     pub load: AtomicUsize,
+ }
+ 
++/// A routing policy picks the worker index for a request. Policies are
++/// stateless w.r.t. the worker list so they can be swapped at runtime.
++pub trait RoutingPolicy: Send + Sync {
++    fn select(&self, workers: &[Worker], prompt: &str) -> usize;
++}
++
++pub struct RoundRobin {
++    next: AtomicUsize,
++}
++
++impl RoutingPolicy for RoundRobin {
++    fn select(&self, workers: &[Worker], _prompt: &str) -> usize {
++        self.next.fetch_add(1, Ordering::Relaxed) % workers.len()
++    }
++}
++
++/// Hash the first `prefix_chars` of the prompt so requests sharing a system
++/// prompt land on the same worker and hit its prefix cache.
++pub struct PrefixAffinity {
++    pub prefix_chars: usize,
++}
++
++impl RoutingPolicy for PrefixAffinity {
++    fn select(&self, workers: &[Worker], prompt: &str) -> usize {
++        let end = prompt.len().min(self.prefix_chars);
++        let mut h = DefaultHasher::new();
++        prompt[..end].hash(&mut h);
++        (h.finish() as usize) % workers.len()
++    }
++}
++
+ pub struct Router {
+     workers: Vec<Worker>,
+-    next: AtomicUsize,
++    policy: Box<dyn RoutingPolicy>,
+ }
+"""
+
+
+def test_a_new_interface_is_told_once_with_its_authors_words_not_beside_its_own_docstring() -> None:
+    change = FileChange(path="rust/router/src/policy.rs", status=FileStatus.MODIFIED, additions=33, deletions=1,
+                        patch=POLICY_PATCH)
+    digest = heuristic_digest(PRContext(title="[Router] Pluggable routing policies", files=[change]), Coverage(), "en")
+    told = [d for d in digest.decisions if "swapped at runtime" in d.title + d.explanation]
+    assert len(told) == 1, digest.decisions
+    assert told[0].title == "`RoutingPolicy` is the new interface the rest builds on"

@@ -48,6 +48,7 @@ from .definitions import Definition
 from .kind_points import kind_points, new_tests
 from .option_points import environment_points, option_points
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
+from .signature_points import signature_points
 from .wording import fit, phrase
 
 MAX_POINTS = 4
@@ -226,8 +227,10 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
             *condition_points(sig, language), *default_points(sig, language), *option_points(sig, language)]
     items: list[tuple[float, str, Passage | CodePoint]] = [(p.weight, p.anchor.reference, p)
                                                            for p in design_passages(ctx, sig)]
-    # a variable read from the environment is told where there is room, never in place of another point
-    items += [(c.weight, c.anchor.reference, c) for c in [*code, *environment_points(sig, language)]]
+    # a variable read from the environment or a changed signature is told where there is room, never in
+    # place of another point
+    items += [(c.weight, c.anchor.reference, c)
+              for c in [*code, *environment_points(sig, language), *signature_points(sig, language)]]
     items = [x for x in items if x[2] in shared or x[2].anchor.definition.path not in own]
     items.sort(key=lambda x: -x[0])
     chosen: list[tuple[str, Passage | CodePoint]] = []
@@ -244,7 +247,15 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
             if account:
                 accounts.add(key)
     if code and not any(isinstance(item, CodePoint) and item in code for _, item in chosen):
-        chosen = [*chosen[: MAX_POINTS - 1], (code[0].anchor.reference, code[0])]
+        point = code[0]
+        key = point.anchor.reference
+        # the authors' words on the same definition give way to it (an interface point quotes them itself)
+        same = next((i for i, (k, item) in enumerate(chosen) if k == key and isinstance(item, Passage)
+                     and not _evidence(item)), None) if point.kind in ("gate", "interface") else None
+        if same is not None:
+            chosen[same] = (key, point)
+        else:
+            chosen = [*chosen[: MAX_POINTS - 1], (key, point)]
     out: list[Decision] = []
     anchors: list[RankedDefinition] = []
     described: set[str] = set()

@@ -156,6 +156,12 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "c_interface_used": "An abstract type in `{file}`, used from {n} other changed file{s}: read it before its "
                             "implementations.",
         "c_interface": "An abstract type in `{file}`: read it before its implementations.",
+        "c_signature_returns_title": "`{name}` now returns `{new}` (was `{old}`)",
+        "c_signature_takes_title": "`{name}` now takes {added}",
+        "c_signature_drops_title": "`{name}` no longer takes {removed}",
+        "c_signature": "A changed signature in `{file}`: every caller of `{name}` meets it.",
+        "c_signature_used": "A changed signature in `{file}`, called from {n} other changed file{s}: every caller "
+                            "of `{name}` meets it.",
         "c_shared_title": "Beside its new files it changes shared code: {files}",
         "c_shared": "Most of the added code is in new files of its own; the shared code it changes ({n} file{s}) is "
                     "what readers outside it must see: {names}.",
@@ -322,6 +328,11 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "c_interface_grows_title": "接口 `{name}` 新增了每个实现都必须提供的抽象成员",
         "c_interface_used": "`{file}` 中的抽象类型，被其他 {n} 个改动文件使用：先读它，再读各个实现。",
         "c_interface": "`{file}` 中的抽象类型：先读它，再读各个实现。",
+        "c_signature_returns_title": "`{name}` 的返回类型改为 `{new}`（原为 `{old}`）",
+        "c_signature_takes_title": "`{name}` 新增参数 {added}",
+        "c_signature_drops_title": "`{name}` 不再接受参数 {removed}",
+        "c_signature": "`{file}` 中的签名变了：每个调用 `{name}` 的地方都要随之调整。",
+        "c_signature_used": "`{file}` 中的签名变了，其他 {n} 个改动文件调用它：每个调用 `{name}` 的地方都要随之调整。",
         "c_shared_title": "新文件之外，它还改动了共享代码：{files}",
         "c_shared": "新增代码大多在它自己的新文件里；它改动的共享代码（{n} 个文件）才是其他读者需要看的：{names}。",
         "p_reports": "PR 给出的结果：“{quote}”",

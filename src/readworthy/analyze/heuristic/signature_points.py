@@ -1,0 +1,166 @@
+"""Changed signatures of public functions as design points: a contract every caller meets.
+
+`pub fn load(dir: &Path) -> LoadedTokenizer {` → `pub fn load(dir: &Path) -> Result<LoadedTokenizer,
+TokenizerError> {` means every caller must now handle an error; `def schedule(self, requests):` →
+`def schedule(self, requests, budget):` means every caller may (or must) pass a budget. The old and the
+new definition line of one name in one file are compared: the return type, and the parameters by name.
+Only a signature written on one line is read (a multi-line one would need the whole statement), and only
+a public definition (not `_private`, a Go name that starts with a capital letter, a Rust `pub fn`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from ...models import Decision, FileChange
+from ...pack.classify import definition_name, patterns_for
+from .code_points import CodePoint, anchor_of, file_label
+from .signals import CODE_KINDS, Signals
+from .wording import code_names, fit, phrase
+
+# What a definition returns, after its parameters: `-> T:` (Python), `-> T {` (Rust), `: T {` (TypeScript),
+# `T {` / `(T, error) {` (Go).
+_ARROW_RETURN = re.compile(r"^\s*->\s*(?P<type>.+?)\s*(?:\bwhere\b.*)?[:{]?\s*$")
+_TS_RETURN = re.compile(r"^\s*:\s*(?P<type>[^=]+?)\s*\{?\s*$")
+_GO_RETURN = re.compile(r"^\s*(?P<type>[^{}]*?)\s*\{?\s*$")
+_PARAM_NAME = re.compile(r"^\s*(?:\*{1,2}|&|mut\s+|\.\.\.)?(?P<name>[A-Za-z_]\w*)")
+_SELF = frozenset({"self", "cls", "this"})
+MAX_SIGNATURE_POINTS = 2
+# Below the authors' own account of a change (a description or commit passage about the same function says
+# more than its signature), above a code comment.
+SIGNATURE_WEIGHT = 4.5
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    old_line: str
+    new_line: str
+    old_return: str
+    new_return: str
+    added_params: tuple[str, ...]
+    removed_params: tuple[str, ...]
+
+
+def _public(path: str, name: str, line: str) -> bool:
+    if path.endswith(".go"):
+        return name[:1].isupper()
+    if path.endswith(".rs"):
+        return bool(re.match(r"\s*pub\b", line))
+    return not name.startswith("_")
+
+
+def _parts(line: str) -> tuple[list[str], str] | None:
+    """The parameter names of a one-line definition and the text after them, or None when its parameters
+    go on below it."""
+    start = line.find("(")
+    if re.match(r"\s*func\s*\(", line):  # a Go method, `func (m *Mem) Get(key string)`: the receiver is no parameter
+        start = line.find("(", line.find(")") + 1)
+    if start < 0:
+        return None
+    depth, end = 0, -1
+    for i in range(start, len(line)):
+        depth += (line[i] == "(") - (line[i] == ")")
+        if depth == 0:
+            end = i
+            break
+    if end < 0:
+        return None
+    names, part, level = [], "", 0
+    for i, c in enumerate(line[start + 1:end] + ",", start + 1):
+        arrow = c == ">" and line[i - 1] in "-="  # `->`, `=>` inside a parameter's type close nothing
+        level += (c in "([{<") - (c in ")]}>" and not arrow)
+        if c == "," and level == 0:
+            m = _PARAM_NAME.match(part)
+            if m and m.group("name") not in _SELF:
+                names.append(m.group("name"))
+            part = ""
+        else:
+            part += c
+    return names, line[end + 1:]
+
+
+def _returns(path: str, tail: str) -> str:
+    """The return type written after the parameters (`tail`), or ""."""
+    pattern = _GO_RETURN if path.endswith(".go") else _TS_RETURN if path.endswith((".ts", ".tsx")) else _ARROW_RETURN
+    m = pattern.match(tail)
+    return " ".join((m.group("type") or "").split()) if m else ""
+
+
+def _base(type_text: str) -> str:
+    """A type without its type arguments: `list` of `list[T]`, `Result` of `Result<T, E>`."""
+    return re.split(r"[\[<]", type_text, maxsplit=1)[0].strip()
+
+
+def changed_signatures(change: FileChange) -> list[Signature]:
+    """Public definitions of this file whose one-line signature the diff rewrites: one removed and one added
+    definition line of the same name (a name defined twice on a side, an overload, is left alone)."""
+    patterns = patterns_for(change.path)
+    if not change.patch or not patterns:
+        return []
+    sides: dict[str, dict[str, str]] = {"-": {}, "+": {}}
+    counts: dict[str, Counter[str]] = {"-": Counter(), "+": Counter()}
+    for raw in change.patch.split("\n"):
+        sign = raw[:1]
+        if sign not in sides or raw.startswith(("---", "+++")):
+            continue
+        text = raw[1:]
+        name = definition_name(text, patterns)
+        if name and text.lstrip().startswith(("def ", "async def ", "fn ", "pub ", "func ", "function ", "export ")):
+            sides[sign].setdefault(name, text.strip())
+            counts[sign][name] += 1
+    out = []
+    for name, new in sides["+"].items():
+        old = sides["-"].get(name)
+        if old is None or counts["+"][name] > 1 or counts["-"][name] > 1 or not _public(change.path, name, new):
+            continue
+        old_parts, new_parts = _parts(old), _parts(new)
+        if old_parts is None or new_parts is None:
+            continue
+        (old_params, old_tail), (new_params, new_tail) = old_parts, new_parts
+        old_return, new_return = _returns(change.path, old_tail), _returns(change.path, new_tail)
+        # `_prompt` -> `prompt`: the same parameter, now used
+        old_names, new_names = {p.lstrip("_") for p in old_params}, {p.lstrip("_") for p in new_params}
+        added = tuple(p for p in new_params if p.lstrip("_") not in old_names)
+        removed = tuple(p for p in old_params if p.lstrip("_") not in new_names)
+        if _base(old_return) == _base(new_return):  # `list` -> `list[T]`: the annotation is more precise, no more
+            old_return = new_return
+        if old_return != new_return or added or removed:
+            out.append(Signature(name, old, new, old_return, new_return, added, removed))
+    return out
+
+
+def signature_points(sig: Signals, language: str) -> list[CodePoint]:
+    """A public definition's changed contract: what it now returns, the parameters it now takes or drops."""
+    out: list[CodePoint] = []
+    for facts in sig.ranked:
+        if facts.kind not in CODE_KINDS:
+            continue
+        for s in changed_signatures(facts.change):
+            anchor = anchor_of(s.new_line, facts.change.path, sig.centre) or next(
+                (r for r in sig.centre if r.definition.path == facts.change.path and r.definition.name == s.name),
+                None)
+            if anchor is None:
+                continue
+            values = {"name": anchor.definition.qualname, "file": file_label(facts.change.path, sig),
+                      "old": s.old_return or "—", "new": s.new_return or "—", "n": len(anchor.caller_files),
+                      "added": code_names(list(s.added_params), 3, language),
+                      "removed": code_names(list(s.removed_params), 3, language)}
+            if s.old_return != s.new_return and s.old_return and s.new_return:
+                title = "c_signature_returns_title"
+            elif s.added_params:
+                title = "c_signature_takes_title"
+            elif s.removed_params:
+                title = "c_signature_drops_title"
+            else:
+                continue  # a return type added or dropped where none was written: an annotation, not a contract
+            key = "c_signature_used" if anchor.caller_files else "c_signature"
+            out.append(CodePoint(Decision(title=fit(phrase(language, title, **values), 160),
+                                          explanation=fit(phrase(language, key, **values), 900),
+                                          references=list(dict.fromkeys([facts.change.path, anchor.reference]))),
+                                 anchor, weight=SIGNATURE_WEIGHT + 0.5 * bool(anchor.caller_files), kind="signature"))
+            if len(out) >= MAX_SIGNATURE_POINTS:
+                return out
+    return out

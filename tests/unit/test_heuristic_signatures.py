@@ -1,0 +1,95 @@
+"""Changed signatures of public definitions as design points (analyze/heuristic/signature_points.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from readworthy.analyze.heuristic import heuristic_digest
+from readworthy.analyze.heuristic.signature_points import changed_signatures
+from readworthy.models import Coverage, FileChange, FileStatus, PRContext
+
+
+def _modified(path: str, removed: list[str], added: list[str], header: str = "") -> FileChange:
+    body = "\n".join(["-" + x for x in removed] + ["+" + x for x in added] + ["     return out"])
+    return FileChange(path=path, status=FileStatus.MODIFIED, additions=len(added), deletions=len(removed),
+                      patch=f"@@ -10,{len(removed) + 1} +10,{len(added) + 1} @@{header}\n{body}\n")
+
+
+@pytest.mark.parametrize(("path", "old", "new", "returns", "added", "removed"), [
+    ("rust/tok/src/lib.rs", "pub fn load(dir: &Path) -> LoadedTokenizer {",
+     "pub fn load(dir: &Path) -> Result<LoadedTokenizer, TokenizerError> {",
+     ("LoadedTokenizer", "Result<LoadedTokenizer, TokenizerError>"), (), ()),
+    ("router/client.go", "func NewClient(backends []string) *Client {",
+     "func NewClient(backends []string, prober Prober) *Client {", ("*Client", "*Client"), ("prober",), ()),
+    ("router/mem.go", "func (m *Mem) Get(key string, ttl time.Duration) []byte {",
+     "func (m *Mem) Get(key string) ([]byte, bool) {", ("[]byte", "([]byte, bool)"), (), ("ttl",)),
+    ("pkg/sched.py", "def schedule(self, requests, budget: int = 8) -> list[Request]:",
+     "def schedule(self, requests, *, budget: int = 8, deadline: float | None = None) -> list[Request]:",
+     ("list[Request]", "list[Request]"), ("deadline",), ()),
+    ("web/src/api.ts", "export function fetchModels(url: string): Promise<Model[]> {",
+     "export function fetchModels(url: string, retries = 2): Promise<Model[]> {",
+     ("Promise<Model[]>", "Promise<Model[]>"), ("retries",), ()),
+])
+def test_a_rewritten_one_line_signature_gives_its_return_type_and_parameters(
+        path: str, old: str, new: str, returns: tuple[str, str], added: tuple[str, ...],
+        removed: tuple[str, ...]) -> None:
+    [found] = changed_signatures(_modified(path, [old], [new]))
+    assert (found.old_return, found.new_return) == returns
+    assert (found.added_params, found.removed_params) == (added, removed)
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    # private definitions are nobody else's contract
+    ("pkg/sched.py", "def _pick(self, requests):", "def _pick(self, requests, budget):"),
+    ("rust/tok/src/lib.rs", "fn parse(text: &str) -> Value {", "fn parse(text: &str) -> Result<Value, Error> {"),
+    ("router/mem.go", "func get(key string) []byte {", "func get(key string, ttl int) []byte {"),
+    # a more precise annotation of the same type is not a new contract
+    ("pkg/utils.py", "def remove_all(lst: list, items: set) -> list:",
+     "def remove_all(lst: list[T], items: set[T]) -> list[T]:"),
+    # a signature that goes on below its first line is not read from one line
+    ("pkg/sched.py", "def schedule(self, requests,", "def schedule(self, requests, budget,"),
+    # an unused parameter put to use keeps its place: `_prompt` -> `prompt`
+    ("rust/router/src/policy.rs", "pub fn pick(&self, _prompt: &str) -> &Worker {",
+     "pub fn pick(&self, prompt: &str) -> &Worker {"),
+    # only the body changes
+    ("pkg/sched.py", "def schedule(self, requests):", "def schedule(self, requests):  # noqa: C901"),
+])
+def test_what_is_not_a_changed_contract(path: str, old: str, new: str) -> None:
+    assert changed_signatures(_modified(path, [old], [new])) == []
+
+
+def test_a_name_defined_twice_on_one_side_is_left_alone() -> None:
+    change = _modified("pkg/api.py", ["def get(self, key):", "def get(self, key, default):"],
+                       ["def get(self, key, *, strict=False):"])
+    assert changed_signatures(change) == []
+
+
+@pytest.mark.parametrize(("language", "title"), [
+    ("en", "`load_tokenizer` now returns `Result<Tokenizer, LoadError>` (was `Tokenizer`)"),
+    ("zh-CN", "`load_tokenizer` 的返回类型改为 `Result<Tokenizer, LoadError>`（原为 `Tokenizer`）"),
+])
+def test_a_changed_return_type_is_a_design_point_in_each_language(language: str, title: str) -> None:
+    lib = FileChange(path="rust/tok/src/lib.rs", status=FileStatus.MODIFIED, additions=9, deletions=5, patch="""\
+@@ -20,7 +20,11 @@ pub struct Tokenizer {
+-pub fn load_tokenizer(dir: &Path) -> Tokenizer {
+-    let text = fs::read_to_string(dir.join("tokenizer.json")).unwrap();
+-    let vocab = parse_vocab(&text).unwrap();
+-    let merges = parse_merges(&text).unwrap();
+-    Tokenizer { vocab, merges }
++pub fn load_tokenizer(dir: &Path) -> Result<Tokenizer, LoadError> {
++    let path = dir.join("tokenizer.json");
++    let text = fs::read_to_string(&path)
++        .map_err(|e| LoadError::Io(path.display().to_string(), e))?;
++    let vocab = parse_vocab(&text).map_err(LoadError::Vocab)?;
++    let merges = parse_merges(&text).map_err(LoadError::Merges)?;
++    Ok(Tokenizer { vocab, merges })
+ }
+""")
+    server = FileChange(path="rust/server/src/main.rs", status=FileStatus.MODIFIED, additions=1, deletions=1,
+                        patch="@@ -5,2 +5,2 @@ fn main() {\n-    let tok = load_tokenizer(&dir);\n"
+                              "+    let tok = load_tokenizer(&dir)?;\n     serve(tok);\n")
+    digest = heuristic_digest(PRContext(title="Propagate tokenizer errors", files=[lib, server]), Coverage(),
+                              language)
+    point = next(d for d in digest.decisions if d.title == title)
+    assert "rust/tok/src/lib.rs::load_tokenizer" in point.references
+    assert ("1 other changed file" in point.explanation) if language == "en" else ("1 个" in point.explanation)
