@@ -58,6 +58,38 @@ def test_what_is_not_a_changed_contract(path: str, old: str, new: str) -> None:
     assert changed_signatures(_modified(path, [old], [new])) == []
 
 
+def test_a_signature_over_several_lines_is_read_whole_without_its_comments() -> None:
+    patch = """\
+@@ -40,9 +40,10 @@ class DeepseekV2MoE(nn.Module):
+     def forward(
+         self,
+         hidden_states: torch.Tensor,
+-        residual: torch.Tensor | None,  # the residual stream
++        residual: torch.Tensor | None,  # the residual stream, sharded when
++        already_sequence_parallel: bool = False,
+         **kwargs,
+     ) -> torch.Tensor:
+         num_tokens = hidden_states.shape[0]
+"""
+    [found] = changed_signatures(FileChange(path="vllm/models/deepseek_v2.py", status=FileStatus.MODIFIED,
+                                            additions=2, deletions=1, patch=patch))
+    assert (found.name, found.added_params, found.removed_params) == ("forward", ("already_sequence_parallel",), ())
+    assert (found.old_return, found.new_return) == ("torch.Tensor", "torch.Tensor")
+
+
+def test_catch_all_parameters_and_test_functions_are_no_contract() -> None:
+    kwargs = _modified("pkg/experts.py", ["def activation(self, out, x):"], ["def activation(self, out, x, **kwargs):"])
+    assert changed_signatures(kwargs) == []
+    # a test's parameters are its fixtures: not a point, even where its signature changes
+    test = _modified("tests/test_colbert.py", ["def test_token_embed(vllm_runner, model_name):"],
+                     ["def test_token_embed(colbert_model):"])
+    code = _modified("pkg/pooling.py", ["def _pool(x):", "    return x.mean(0)"],
+                     ["def _pool(x):", "    # late interaction keeps every token's vector", "    return x",
+                      "", "", "def score(q, d):", "    return (q @ d.T).max(1).values.sum()"])
+    digest = heuristic_digest(PRContext(title="Share one model per module", files=[code, test]), Coverage(), "en")
+    assert not any("now takes" in d.title or "no longer takes" in d.title for d in digest.decisions)
+
+
 def test_a_name_defined_twice_on_one_side_is_left_alone() -> None:
     change = _modified("pkg/api.py", ["def get(self, key):", "def get(self, key, default):"],
                        ["def get(self, key, *, strict=False):"])

@@ -4,8 +4,8 @@
 TokenizerError> {` means every caller must now handle an error; `def schedule(self, requests):` →
 `def schedule(self, requests, budget):` means every caller may (or must) pass a budget. The old and the
 new definition line of one name in one file are compared: the return type, and the parameters by name.
-Only a signature written on one line is read (a multi-line one would need the whole statement), and only
-a public definition (not `_private`, a Go name that starts with a capital letter, a Rust `pub fn`).
+A signature over several lines (`def f(`, its parameters one a line, `) -> T:`) is joined; only a public
+definition (not `_private`, a Go name that starts with a capital letter, a Rust `pub fn`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ _GO_RETURN = re.compile(r"^\s*(?P<type>[^{}]*?)\s*\{?\s*$")
 _PARAM_NAME = re.compile(r"^\s*(?:\*{1,2}|&|mut\s+|\.\.\.)?(?P<name>[A-Za-z_]\w*)")
 _SELF = frozenset({"self", "cls", "this"})
 MAX_SIGNATURE_POINTS = 2
+SIGNATURE_LINES = 40  # a signature is read over at most this many lines
+# `x: int,  # type: ignore` or `// the budget`: a comment after a parameter is not part of the next one
+_TRAILING_COMMENT = re.compile(r"\s(?:#|//)[^\"']*$")
+_DEFINITION_WORDS = ("def ", "async def ", "fn ", "pub ", "func ", "function ", "export ")
 # Below the authors' own account of a change (a description or commit passage about the same function says
 # more than its signature), above a code comment.
 SIGNATURE_WEIGHT = 4.5
@@ -74,7 +78,8 @@ def _parts(line: str) -> tuple[list[str], str] | None:
         level += (c in "([{<") - (c in ")]}>" and not arrow)
         if c == "," and level == 0:
             m = _PARAM_NAME.match(part)
-            if m and m.group("name") not in _SELF:
+            if m and m.group("name") not in _SELF and not part.lstrip().startswith(("*", "...")):
+                # `*args`, `**kwargs`, `...rest` take anything: not a parameter a caller is told to pass
                 names.append(m.group("name"))
             part = ""
         else:
@@ -94,27 +99,59 @@ def _base(type_text: str) -> str:
     return re.split(r"[\[<]", type_text, maxsplit=1)[0].strip()
 
 
+def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...]
+                ) -> tuple[dict[str, str], Counter[str]]:
+    """Each definition's signature on one side of the patch ("-" old, "+" new), its lines joined until its
+    parameters close, for the definitions whose first line the patch shows; and how often each name is
+    defined there."""
+    found: dict[str, str] = {}
+    counts: Counter[str] = Counter()
+    name, joined, depth, taken = "", "", 0, 0
+    for raw in patch.split("\n"):
+        if raw.startswith("@@"):
+            name = ""  # a signature cut by the end of a hunk is not read
+            continue
+        if raw[:1] not in (" ", side) or raw.startswith(("---", "+++")):
+            continue
+        text = _TRAILING_COMMENT.sub("", raw[1:])
+        if name:
+            joined += " " + text.strip()
+            depth += text.count("(") - text.count(")")
+            taken += 1
+            if depth <= 0:
+                found.setdefault(name, joined)
+                name = ""
+            elif taken > SIGNATURE_LINES:
+                name = ""
+            continue
+        defined = definition_name(text, patterns)
+        if defined and text.lstrip().startswith(_DEFINITION_WORDS):
+            counts[defined] += 1
+            depth = text.count("(") - text.count(")")
+            if "(" not in text:
+                continue  # a struct, a trait: no parameters
+            if depth <= 0:
+                found.setdefault(defined, text.strip())
+            else:
+                name, joined, taken = defined, text.strip(), 0
+    return found, counts
+
+
 def changed_signatures(change: FileChange) -> list[Signature]:
-    """Public definitions of this file whose one-line signature the diff rewrites: one removed and one added
-    definition line of the same name (a name defined twice on a side, an overload, is left alone)."""
+    """Public definitions of this file whose signature the diff rewrites, on one line or over several: the
+    old and the new signature of one name differ (a name defined twice on a side, an overload, is left
+    alone; so is a definition whose first line no hunk shows)."""
     patterns = patterns_for(change.path)
     if not change.patch or not patterns:
         return []
-    sides: dict[str, dict[str, str]] = {"-": {}, "+": {}}
-    counts: dict[str, Counter[str]] = {"-": Counter(), "+": Counter()}
-    for raw in change.patch.split("\n"):
-        sign = raw[:1]
-        if sign not in sides or raw.startswith(("---", "+++")):
-            continue
-        text = raw[1:]
-        name = definition_name(text, patterns)
-        if name and text.lstrip().startswith(("def ", "async def ", "fn ", "pub ", "func ", "function ", "export ")):
-            sides[sign].setdefault(name, text.strip())
-            counts[sign][name] += 1
+    (old_side, old_counts), (new_side, new_counts) = (_signatures(change.patch, s, patterns) for s in "-+")
+    sides = {"-": old_side, "+": new_side}
+    counts = {"-": old_counts, "+": new_counts}
     out = []
     for name, new in sides["+"].items():
         old = sides["-"].get(name)
-        if old is None or counts["+"][name] > 1 or counts["-"][name] > 1 or not _public(change.path, name, new):
+        if old is None or old == new or counts["+"][name] > 1 or counts["-"][name] > 1 \
+                or not _public(change.path, name, new):
             continue
         old_parts, new_parts = _parts(old), _parts(new)
         if old_parts is None or new_parts is None:
@@ -136,7 +173,7 @@ def signature_points(sig: Signals, language: str) -> list[CodePoint]:
     """A public definition's changed contract: what it now returns, the parameters it now takes or drops."""
     out: list[CodePoint] = []
     for facts in sig.ranked:
-        if facts.kind not in CODE_KINDS:
+        if facts.kind not in CODE_KINDS:  # a test's parameters are its fixtures, not a contract
             continue
         for s in changed_signatures(facts.change):
             anchor = anchor_of(s.new_line, facts.change.path, sig.centre) or next(
