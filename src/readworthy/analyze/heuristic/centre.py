@@ -79,8 +79,18 @@ def rank_definitions(code: Sequence[Definition], tests: Sequence[Definition],
     defined_in: defaultdict[str, set[str]] = defaultdict(set)
     for d in code:
         defined_in[d.name].add(d.path)
-    uses_in_definition = [(d, _identifiers(d.added_code)) for d in code]
-    test_uses = [(t, _identifiers(t.added_code)) for t in tests]
+    # indexes by name and by file, so a PR of thousands of definitions is not read once per definition
+    files_using: defaultdict[str, list[str]] = defaultdict(list)
+    for path, names in names_in_file.items():
+        for name in names:
+            files_using[name].append(path)
+    uses_by_file: defaultdict[str, list[tuple[Definition, set[str]]]] = defaultdict(list)
+    for d in code:
+        uses_by_file[d.path].append((d, _identifiers(d.added_code)))
+    tests_using: defaultdict[str, list[Definition]] = defaultdict(list)
+    for t in tests:
+        for name in _identifiers(t.added_code):
+            tests_using[name].append(t)
     nested: defaultdict[tuple[str, str], int] = defaultdict(int)
     for d in code:
         nested[(d.path, d.parent)] += d.added
@@ -96,14 +106,13 @@ def rank_definitions(code: Sequence[Definition], tests: Sequence[Definition],
         same_file = 0
         if not generic:
             # a file defining the same name (a base class, an override) implements it, it does not call it
-            callers = tuple(p for p, names in names_in_file.items()
-                            if p not in defined_in[d.name] and p not in test_paths and d.name in names)
-            tested = [f"{t.path}::{t.qualname}" for t, names in test_uses if d.name in names]
-            tested += [p for p in sorted(test_paths) if p in names_in_file and d.name in names_in_file[p]
-                       and not any(x.startswith(p + "::") for x in tested)]
-            same_file = sum(1 for other, names in uses_in_definition
-                            if other is not d and other.path == d.path and other.qualname != d.parent
-                            and d.name in names)
+            using = files_using.get(d.name, [])
+            callers = tuple(p for p in using if p not in defined_in[d.name] and p not in test_paths)
+            tested = [f"{t.path}::{t.qualname}" for t in tests_using.get(d.name, [])]
+            tested += [p for p in sorted(p for p in using if p in test_paths)
+                       if not any(x.startswith(p + "::") for x in tested)]
+            same_file = sum(1 for other, names in uses_by_file[d.path]
+                            if other is not d and other.qualname != d.parent and d.name in names)
         # a one-word lowercase name (`touch`, `lookup`) is often some other object's method of the same name
         ambiguity = max(1, len(defined_in[d.name])) * (2 if d.name.isalpha() and d.name.islower() else 1)
         test_files = {t.split("::")[0] for t in tested}

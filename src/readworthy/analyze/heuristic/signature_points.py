@@ -28,6 +28,7 @@ _GO_RETURN = re.compile(r"^\s*(?P<type>[^{}]*?)\s*\{?\s*$")
 _PARAM_NAME = re.compile(r"^\s*(?:\*{1,2}|&|mut\s+|\.\.\.)?(?P<name>[A-Za-z_]\w*)")
 _SELF = frozenset({"self", "cls", "this"})
 MAX_SIGNATURE_POINTS = 2
+SIGNATURE_FILES = 200  # the most important files are read for signatures: a 3,000-file PR stays fast
 SIGNATURE_LINES = 40  # a signature is read over at most this many lines
 # `x: int,  # type: ignore` or `// the budget`: a comment after a parameter is not part of the next one
 _TRAILING_COMMENT = re.compile(r"\s(?:#|//)[^\"']*$")
@@ -172,7 +173,7 @@ def changed_signatures(change: FileChange) -> list[Signature]:
 def signature_points(sig: Signals, language: str) -> list[CodePoint]:
     """A public definition's changed contract: what it now returns, the parameters it now takes or drops."""
     out: list[CodePoint] = []
-    for facts in sig.ranked:
+    for facts in sig.ranked[:SIGNATURE_FILES]:
         if facts.kind not in CODE_KINDS:  # a test's parameters are its fixtures, not a contract
             continue
         for s in changed_signatures(facts.change):
