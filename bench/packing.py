@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 # readworthy, only through these entry points (one place to re-point when modules move)
+from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.analyze.limits import limits_for
 from readworthy.config import build_settings
 from readworthy.gather.local import LocalSource, context_from_source
@@ -420,7 +421,10 @@ def cost_bench(budget: int, repeats: int, counter: Counter) -> None:
         prompt = pack_prompt(ctx, build_settings({"budget": budget}), counter=counter.impl)
         packed_at = time.perf_counter()
         cov = prompt.coverage
+        heuristic_digest(ctx, cov, "en")  # what a PR gets when no model can be reached
+        judged_at = time.perf_counter()
         print(f"  in process, huge PR: parse {parsed_at - start:.2f} s, pack {packed_at - parsed_at:.2f} s, "
+              f"heuristic {judged_at - packed_at:.2f} s, "
               f"{prompt.tokens}/{budget} tokens, coverage {cov.files_full} full / {cov.files_partial} partial / "
               f"{cov.files_name_only} name-only")
 
