@@ -26,6 +26,11 @@ def _modified(path: str, removed: list[str], added: list[str], header: str = "")
     ("pkg/sched.py", "def schedule(self, requests, budget: int = 8) -> list[Request]:",
      "def schedule(self, requests, *, budget: int = 8, deadline: float | None = None) -> list[Request]:",
      ("list[Request]", "list[Request]"), ("deadline",), ()),
+    # C-family code names a parameter last and writes the return type first (not compared)
+    ("csrc/layernorm_kernels.cu",
+     "void rms_norm(torch::Tensor& out, torch::Tensor& input, torch::Tensor& weight, double epsilon) {",
+     "void rms_norm(torch::Tensor& out, torch::Tensor const& input, torch::Tensor& weight, double epsilon, "
+     "std::optional<torch::Tensor> residual = std::nullopt) {", ("", ""), ("residual",), ()),
     ("web/src/api.ts", "export function fetchModels(url: string): Promise<Model[]> {",
      "export function fetchModels(url: string, retries = 2): Promise<Model[]> {",
      ("Promise<Model[]>", "Promise<Model[]>"), ("retries",), ()),
@@ -43,6 +48,7 @@ def test_a_rewritten_one_line_signature_gives_its_return_type_and_parameters(
     ("pkg/sched.py", "def _pick(self, requests):", "def _pick(self, requests, budget):"),
     ("rust/tok/src/lib.rs", "fn parse(text: &str) -> Value {", "fn parse(text: &str) -> Result<Value, Error> {"),
     ("router/mem.go", "func get(key string) []byte {", "func get(key string, ttl int) []byte {"),
+    ("csrc/cache_kernels.cu", "static void copy_blocks_impl(void) {", "static void copy_blocks_impl(int n) {"),
     # a more precise annotation of the same type is not a new contract
     ("pkg/utils.py", "def remove_all(lst: list, items: set) -> list:",
      "def remove_all(lst: list[T], items: set[T]) -> list[T]:"),

@@ -32,6 +32,7 @@ SIGNATURE_FILES = 200  # the most important files are read for signatures: a 3,0
 SIGNATURE_LINES = 40  # a signature is read over at most this many lines
 # `x: int,  # type: ignore` or `// the budget`: a comment after a parameter is not part of the next one
 _TRAILING_COMMENT = re.compile(r"\s(?:#|//)[^\"']*$")
+_C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip)$")
 _DEFINITION_WORDS = ("def ", "async def ", "fn ", "pub ", "func ", "function ", "export ")
 # Below the authors' own account of a change (a description or commit passage about the same function says
 # more than its signature), above a code comment.
@@ -50,6 +51,8 @@ class Signature:
 
 
 def _public(path: str, name: str, line: str) -> bool:
+    if _C_FAMILY.search(path):  # a `static` function is its file's own
+        return not name.startswith("_") and not re.match(r"\s*(?:template\s*<[^>]*>\s*)?(?:inline\s+)?static\b", line)
     if path.endswith(".go"):
         return name[:1].isupper()
     if path.endswith(".rs"):
@@ -57,9 +60,9 @@ def _public(path: str, name: str, line: str) -> bool:
     return not name.startswith("_")
 
 
-def _parts(line: str) -> tuple[list[str], str] | None:
+def _parts(line: str, c_family: bool = False) -> tuple[list[str], str] | None:
     """The parameter names of a one-line definition and the text after them, or None when its parameters
-    go on below it."""
+    go on below it. In C-family code a parameter's name comes last (`const torch::Tensor& weight`)."""
     start = line.find("(")
     if re.match(r"\s*func\s*\(", line):  # a Go method, `func (m *Mem) Get(key string)`: the receiver is no parameter
         start = line.find("(", line.find(")") + 1)
@@ -78,8 +81,12 @@ def _parts(line: str) -> tuple[list[str], str] | None:
         arrow = c == ">" and line[i - 1] in "-="  # `->`, `=>` inside a parameter's type close nothing
         level += (c in "([{<") - (c in ")]}>" and not arrow)
         if c == "," and level == 0:
+            words = re.findall(r"[A-Za-z_]\w*", part.split("=")[0]) if c_family else []
             m = _PARAM_NAME.match(part)
-            if m and m.group("name") not in _SELF and not part.lstrip().startswith(("*", "...")):
+            if c_family:
+                if len(words) >= 2:  # a type and a name; `void` alone, `...` and a bare type name nothing
+                    names.append(words[-1])
+            elif m and m.group("name") not in _SELF and not part.lstrip().startswith(("*", "...")):
                 # `*args`, `**kwargs`, `...rest` take anything: not a parameter a caller is told to pass
                 names.append(m.group("name"))
             part = ""
@@ -89,7 +96,10 @@ def _parts(line: str) -> tuple[list[str], str] | None:
 
 
 def _returns(path: str, tail: str) -> str:
-    """The return type written after the parameters (`tail`), or ""."""
+    """The return type written after the parameters (`tail`), or "" (C-family code writes it before the name,
+    where it is not compared)."""
+    if _C_FAMILY.search(path):
+        return ""
     pattern = _GO_RETURN if path.endswith(".go") else _TS_RETURN if path.endswith((".ts", ".tsx")) else _ARROW_RETURN
     m = pattern.match(tail)
     return " ".join((m.group("type") or "").split()) if m else ""
@@ -100,7 +110,7 @@ def _base(type_text: str) -> str:
     return re.split(r"[\[<]", type_text, maxsplit=1)[0].strip()
 
 
-def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...]
+def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], c_family: bool = False
                 ) -> tuple[dict[str, str], Counter[str]]:
     """Each definition's signature on one side of the patch ("-" old, "+" new), its lines joined until its
     parameters close, for the definitions whose first line the patch shows; and how often each name is
@@ -126,7 +136,7 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...]
                 name = ""
             continue
         defined = definition_name(text, patterns)
-        if defined and text.lstrip().startswith(_DEFINITION_WORDS):
+        if defined and (c_family or text.lstrip().startswith(_DEFINITION_WORDS)):
             counts[defined] += 1
             depth = text.count("(") - text.count(")")
             if "(" not in text:
@@ -145,7 +155,8 @@ def changed_signatures(change: FileChange) -> list[Signature]:
     patterns = patterns_for(change.path)
     if not change.patch or not patterns:
         return []
-    (old_side, old_counts), (new_side, new_counts) = (_signatures(change.patch, s, patterns) for s in "-+")
+    c_family = bool(_C_FAMILY.search(change.path))
+    (old_side, old_counts), (new_side, new_counts) = (_signatures(change.patch, s, patterns, c_family) for s in "-+")
     sides = {"-": old_side, "+": new_side}
     counts = {"-": old_counts, "+": new_counts}
     out = []
@@ -154,7 +165,7 @@ def changed_signatures(change: FileChange) -> list[Signature]:
         if old is None or old == new or counts["+"][name] > 1 or counts["-"][name] > 1 \
                 or not _public(change.path, name, new):
             continue
-        old_parts, new_parts = _parts(old), _parts(new)
+        old_parts, new_parts = _parts(old, c_family), _parts(new, c_family)
         if old_parts is None or new_parts is None:
             continue
         (old_params, old_tail), (new_params, new_tail) = old_parts, new_parts
@@ -199,6 +210,6 @@ def signature_points(sig: Signals, language: str) -> list[CodePoint]:
                                           explanation=fit(phrase(language, key, **values), 900),
                                           references=list(dict.fromkeys([facts.change.path, anchor.reference]))),
                                  anchor, weight=SIGNATURE_WEIGHT + 0.5 * bool(anchor.caller_files), kind="signature"))
-            if len(out) >= MAX_SIGNATURE_POINTS:
-                return out
-    return out
+    # the signatures other changed code calls first (a stable sort keeps the files' order among equals)
+    out.sort(key=lambda p: -len(p.anchor.caller_files))
+    return out[:MAX_SIGNATURE_POINTS]
