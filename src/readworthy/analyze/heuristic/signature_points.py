@@ -41,6 +41,8 @@ SIGNATURE_WEIGHT = 4.5
 
 @dataclass(frozen=True)
 class Signature:
+    """One definition's old and new signature, and what a caller sees change (return types "" where unwritten)."""
+
     name: str
     old_line: str
     new_line: str
