@@ -27,14 +27,13 @@ from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
 from .comment_text import comment_syntax, join_comment, whole_sentences
 from .docstrings import docstring_tail
+from .names import GO_RECEIVER, exported
 
 _TYPE_LINE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+|export\s+|default\s+|abstract\s+|template\s*<[^>]*>\s*)*"
                         r"(?:class|struct|trait|interface|enum|union|type\s+\w+\s+(?:struct|interface)|message|service)\b")
 # Decorators of jitted GPU functions; one whose name ends in "kernel" is what a launch starts at.
 _KERNEL_DECORATOR = re.compile(r"^@(?:triton\.(?:jit|autotune|heuristics)|(?:numba\.)?cuda\.jit|tilelang\.jit"
                                r"|(?:cute|tl|tilelang)\.kernel)\b")
-# `func (m *Mem[K, V]) Get(`: the type a Go method is declared on.
-_GO_RECEIVER = re.compile(r"^func\s*\(\s*(?:\w+\s+)?\*?\s*(?P<type>[A-Za-z_]\w*)")
 _GLOBAL = re.compile(r"\b__global__\b")
 _DOCSTRING_OPEN = re.compile(r"^\s*[rRbBuU]{0,2}(\"\"\"|''')")
 _CLOSING = re.compile(r"^\s*[)\]}]")
@@ -75,9 +74,7 @@ class Definition:
 
     @property
     def public(self) -> bool:
-        if self.path.endswith(".go"):  # Go exports exactly the names that start with a capital letter
-            return self.name[:1].isupper()
-        return not self.name.startswith("_")
+        return exported(self.path, self.name)
 
     @property
     def dunder(self) -> bool:
@@ -418,7 +415,7 @@ class _FileReader:
 
     def _open(self, name: str, text: str, line: int, new: bool, indent: int, from_header: bool) -> None:
         owners = [f.definition.name for f in self.stack if f.definition.is_type][-2:]
-        receiver = _GO_RECEIVER.match(text.lstrip())
+        receiver = GO_RECEIVER.match(text.lstrip())
         if receiver and not owners:  # a Go method belongs to its receiver's type
             owners = [receiver.group("type")]
         qualname = ".".join([*owners, name])

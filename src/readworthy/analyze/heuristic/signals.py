@@ -266,6 +266,12 @@ def _refusal_words(code: Sequence[str], at: int) -> str:
     return words or "".join(code[at].split("(", 1)[-1].split())
 
 
+def _as_code(path: str, added: list[str]) -> list[str]:
+    """A file's added lines as code uses names: a comment line keeps only the names it writes as code."""
+    comment = shapes.comment_pattern(path)
+    return [shapes.code_names_in(x) if comment.match(x) else x for x in added]
+
+
 def _edits_existing(centre: list[RankedDefinition], rewritten_code_lines: int) -> int:
     """How many existing definitions the diff changes; one if it rewrites code lines in no definition it
     can name (a hunk without its function's name)."""
@@ -381,8 +387,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     test_paths = frozenset(c.path for c in ctx.files if kind_of[c.path] is FileKind.TEST)
     # callers are code: a design doc naming a class does not depend on it, nor does a comment using its
     # name as a plain word ("how long an entry lives"); a comment naming it as code still refers to it
-    code_lines = {p: [shapes.code_names_in(x) if shapes.comment_pattern(p).match(x) else x for x in plus]
-                  for p, (plus, _) in lines.items()
+    code_lines = {p: _as_code(p, plus) for p, (plus, _) in lines.items()
                   if kind_of[p] not in MECHANICAL_KINDS and kind_of[p] is not FileKind.DOCS}
     centre = rank_definitions(code_defs, test_defs, code_lines, test_paths)
     packages, package_share = _new_packages(ctx.files, kind_of)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ...models import Decision, FileChange
 from ...pack.classify import definition_name, patterns_for
 from .code_points import CodePoint, anchor_of, file_label
+from .names import GO_RECEIVER, exported
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase
 
@@ -53,20 +54,20 @@ class Signature:
 
 
 def _public(path: str, name: str, line: str) -> bool:
-    if _C_FAMILY.search(path):  # a `static` function is its file's own
-        return not name.startswith("_") and not re.match(r"\s*(?:template\s*<[^>]*>\s*)?(?:inline\s+)?static\b", line)
-    if path.endswith(".go"):
-        return name[:1].isupper()
+    """Whether other code may call this definition: Rust says `pub`, C-family code keeps a `static` function
+    to its file; elsewhere the name says (`exported`)."""
     if path.endswith(".rs"):
         return bool(re.match(r"\s*pub\b", line))
-    return not name.startswith("_")
+    if _C_FAMILY.search(path) and re.match(r"\s*(?:template\s*<[^>]*>\s*)?(?:inline\s+)?static\b", line):
+        return False
+    return exported(path, name)
 
 
 def _parts(line: str, c_family: bool = False) -> tuple[list[str], str] | None:
     """The parameter names of a one-line definition and the text after them, or None when its parameters
     go on below it. In C-family code a parameter's name comes last (`const torch::Tensor& weight`)."""
     start = line.find("(")
-    if re.match(r"\s*func\s*\(", line):  # a Go method, `func (m *Mem) Get(key string)`: the receiver is no parameter
+    if GO_RECEIVER.match(line.lstrip()):  # a Go method, `func (m *Mem) Get(key string)`: the receiver is no parameter
         start = line.find("(", line.find(")") + 1)
     if start < 0:
         return None
@@ -83,18 +84,24 @@ def _parts(line: str, c_family: bool = False) -> tuple[list[str], str] | None:
         arrow = c == ">" and line[i - 1] in "-="  # `->`, `=>` inside a parameter's type close nothing
         level += (c in "([{<") - (c in ")]}>" and not arrow)
         if c == "," and level == 0:
-            words = re.findall(r"[A-Za-z_]\w*", part.split("=")[0]) if c_family else []
-            m = _PARAM_NAME.match(part)
-            if c_family:
-                if len(words) >= 2:  # a type and a name; `void` alone, `...` and a bare type name nothing
-                    names.append(words[-1])
-            elif m and m.group("name") not in _SELF and not part.lstrip().startswith(("*", "...")):
-                # `*args`, `**kwargs`, `...rest` take anything: not a parameter a caller is told to pass
-                names.append(m.group("name"))
+            name = _parameter_name(part, c_family)
+            if name:
+                names.append(name)
             part = ""
         else:
             part += c
     return names, line[end + 1:]
+
+
+def _parameter_name(part: str, c_family: bool) -> str:
+    """The name one parameter declares, or "" for none a caller is told to pass."""
+    if c_family:
+        words = re.findall(r"[A-Za-z_]\w*", part.split("=")[0])
+        return words[-1] if len(words) >= 2 else ""  # a type and a name; `void` alone, `...` and a bare type name none
+    m = _PARAM_NAME.match(part)
+    if m is None or m.group("name") in _SELF or part.lstrip().startswith(("*", "...")):
+        return ""  # `*args`, `**kwargs`, `...rest` take anything: not a parameter a caller is told to pass
+    return m.group("name")
 
 
 def _returns(path: str, tail: str) -> str:
@@ -159,12 +166,10 @@ def changed_signatures(change: FileChange) -> list[Signature]:
         return []
     c_family = bool(_C_FAMILY.search(change.path))
     (old_side, old_counts), (new_side, new_counts) = (_signatures(change.patch, s, patterns, c_family) for s in "-+")
-    sides = {"-": old_side, "+": new_side}
-    counts = {"-": old_counts, "+": new_counts}
     out = []
-    for name, new in sides["+"].items():
-        old = sides["-"].get(name)
-        if old is None or old == new or counts["+"][name] > 1 or counts["-"][name] > 1 \
+    for name, new in new_side.items():
+        old = old_side.get(name)
+        if old is None or old == new or new_counts[name] > 1 or old_counts[name] > 1 \
                 or not _public(change.path, name, new):
             continue
         old_parts, new_parts = _parts(old, c_family), _parts(new, c_family)
