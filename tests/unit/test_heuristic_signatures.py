@@ -83,6 +83,23 @@ def test_a_signature_over_several_lines_is_read_whole_without_its_comments() -> 
     assert (found.old_return, found.new_return) == ("torch.Tensor", "torch.Tensor")
 
 
+@pytest.mark.parametrize(("path", "removed", "added", "params"), [
+    # `//` in Python divides: the parameter after it is still read
+    ("pkg/pool.py", ["def split(", "    blocks,", "    half=n // 2,", "):"],
+     ["def split(", "    blocks,", "    half=n // 2,", "    spare=0,", "):"], ("spare",)),
+    # `#[...]` in Rust is an attribute of the parameter, not a comment
+    ("rust/router/src/lib.rs", ["pub fn pick(", "    prompt: &str,", ") -> usize {"],
+     ["pub fn pick(", "    prompt: &str,", "    #[cfg(feature = \"budget\")] budget: usize,", ") -> usize {"],
+     ("budget",)),
+])
+def test_a_comment_mark_counts_only_in_its_own_language(path: str, removed: list[str], added: list[str],
+                                                         params: tuple[str, ...]) -> None:
+    patch = "@@ -1,4 +1,5 @@\n" + "\n".join(["-" + x for x in removed] + ["+" + x for x in added]) + "\n"
+    [found] = changed_signatures(FileChange(path=path, status=FileStatus.MODIFIED, additions=len(added),
+                                            deletions=len(removed), patch=patch))
+    assert found.added_params == params
+
+
 def test_catch_all_parameters_and_test_functions_are_no_contract() -> None:
     kwargs = _modified("pkg/experts.py", ["def activation(self, out, x):"], ["def activation(self, out, x, **kwargs):"])
     assert changed_signatures(kwargs) == []

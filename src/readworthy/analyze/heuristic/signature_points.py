@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ...models import Decision, FileChange
 from ...pack.classify import definition_name, patterns_for
 from .code_points import CodePoint, anchor_of, file_label
+from .comment_text import comment_syntax
 from .names import GO_RECEIVER, exported
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase
@@ -26,13 +27,12 @@ from .wording import code_names, fit, phrase
 _ARROW_RETURN = re.compile(r"^\s*->\s*(?P<type>.+?)\s*(?:\bwhere\b.*)?[:{]?\s*$")
 _TS_RETURN = re.compile(r"^\s*:\s*(?P<type>[^=]+?)\s*\{?\s*$")
 _GO_RETURN = re.compile(r"^\s*(?P<type>[^{}]*?)\s*\{?\s*$")
-_PARAM_NAME = re.compile(r"^\s*(?:\*{1,2}|&|mut\s+|\.\.\.)?(?P<name>[A-Za-z_]\w*)")
+# A parameter's name: after a Rust attribute (`#[allow(unused)]`), a star, `&`, `mut` or a spread.
+_PARAM_NAME = re.compile(r"^\s*(?:#\[[^\]]*\]\s*)*(?:\*{1,2}|&|mut\s+|\.\.\.)?(?P<name>[A-Za-z_]\w*)")
 _SELF = frozenset({"self", "cls", "this"})
 MAX_SIGNATURE_POINTS = 2
 SIGNATURE_FILES = 200  # the most important files are read for signatures: a 3,000-file PR stays fast
 SIGNATURE_LINES = 40  # a signature is read over at most this many lines
-# `x: int,  # type: ignore` or `// the budget`: a comment after a parameter is not part of the next one
-_TRAILING_COMMENT = re.compile(r"\s(?:#|//)[^\"']*$")
 _C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip)$")
 _DEFINITION_WORDS = ("def ", "async def ", "fn ", "pub ", "func ", "function ", "export ")
 # Below the authors' own account of a change (a description or commit passage about the same function says
@@ -119,13 +119,23 @@ def _base(type_text: str) -> str:
     return re.split(r"[\[<]", type_text, maxsplit=1)[0].strip()
 
 
-def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], c_family: bool = False
+def _trailing_comment(path: str) -> re.Pattern[str] | None:
+    """A comment after a parameter (`x: int,  # type: ignore`, `// the budget`) in this file's syntax: it is
+    not part of the next parameter. `//` in Python is floor division, `#[attr]` in Rust an attribute."""
+    hash_comments, slash_comments = comment_syntax(path)
+    marks = [m for m, used in (("#", hash_comments), ("//", slash_comments)) if used]
+    return re.compile(rf"\s(?:{'|'.join(marks)})[^\"']*$") if marks else None
+
+
+def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], path: str
                 ) -> tuple[dict[str, str], Counter[str]]:
     """Each definition's signature on one side of the patch ("-" old, "+" new), its lines joined until its
     parameters close, for the definitions whose first line the patch shows; and how often each name is
     defined there."""
     found: dict[str, str] = {}
     counts: Counter[str] = Counter()
+    c_family = bool(_C_FAMILY.search(path))
+    comment = _trailing_comment(path)
     name, joined, depth, taken = "", "", 0, 0
     for raw in patch.split("\n"):
         if raw.startswith("@@"):
@@ -133,7 +143,7 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], c_
             continue
         if raw[:1] not in (" ", side) or raw.startswith(("---", "+++")):
             continue
-        text = _TRAILING_COMMENT.sub("", raw[1:])
+        text = comment.sub("", raw[1:]) if comment else raw[1:]
         if name:
             joined += " " + text.strip()
             depth += text.count("(") - text.count(")")
@@ -165,7 +175,7 @@ def changed_signatures(change: FileChange) -> list[Signature]:
     if not change.patch or not patterns:
         return []
     c_family = bool(_C_FAMILY.search(change.path))
-    (old_side, old_counts), (new_side, new_counts) = (_signatures(change.patch, s, patterns, c_family) for s in "-+")
+    (old_side, old_counts), (new_side, new_counts) = (_signatures(change.patch, s, patterns, change.path) for s in "-+")
     out = []
     for name, new in new_side.items():
         old = old_side.get(name)
