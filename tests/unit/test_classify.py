@@ -143,6 +143,14 @@ def test_defined_names_per_language() -> None:
     assert defined_names(go, "a.go") == ["Handle", "Config"]
     ts = "@@ -0,0 +1,3 @@\n+export function render(x: number) {\n+export const pick = (a) => a;\n+class Store {"
     assert defined_names(ts, "a.ts") == ["render", "pick", "Store"]
+    # class methods: with their parameters, return type and `{` on the line, or after a modifier
+    ts_class = ("@@ -0,0 +1,12 @@\n+  async get<T>(path: string, signal?: AbortSignal): Promise<Result<T, E>> {\n"
+                "+  constructor(readonly status: number) {\n+  static from(e: unknown): HttpError {\n"
+                "+  private async retry(\n+  handleClick = async (e: Event): Promise<void> => {\n"
+                # control statements, calls and callbacks are none
+                "+  if (res.ok) {\n+  for (const x of xs) {\n+  } catch (e) {\n+  doThing(\n"
+                "+  it(\"retries\", async () => {\n+  this.emit(x, () => {")
+    assert defined_names(ts_class, "a.ts") == ["get", "constructor", "from", "retry", "handleClick"]
     cuda = (
         "@@ -0,0 +1,8 @@\n+template <typename T>\n+__global__ void copy_kernel(const T* src, T* dst, int n) {\n"
         "+  return foo(x, y);\n+  DeviceGuard guard(stream);\n+static inline __device__ float silu_fast(float x) {\n"

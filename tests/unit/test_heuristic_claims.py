@@ -134,6 +134,27 @@ def test_a_guard_really_removed_is_named() -> None:
     assert not check_claims(ctx, reason)
 
 
+@pytest.mark.parametrize(("path", "removed", "added"), [
+    # a caught error passed on, now returned as a value: where a failure goes changed, not what is allowed
+    ("web/src/api/client.ts", ["    throw lastErr;"], ["    return { ok: false, error: HttpError.from(lastErr) };"]),
+    ("engine/retry.py", ["        raise last_error"], ["        return Failure(last_error)"]),
+])
+def test_passing_on_a_caught_error_is_not_a_guard(path: str, removed: list[str], added: list[str]) -> None:
+    ctx = PRContext(title="Return failures instead of raising", files=[_file(path, added, removed)])
+    reason = heuristic_digest(ctx, Coverage(), "en").reason
+    assert "removes a guard" not in reason, reason
+
+
+@pytest.mark.parametrize("guard", ['    throw new RangeError("limit must be positive");',
+                                   "    throw InvalidLimit(limit);", "        raise ValueError",
+                                   '        raise errors.invalid("limit")'])
+def test_a_raise_that_makes_its_error_is_a_guard(guard: str) -> None:
+    path = "web/src/limits.ts" if "throw" in guard else "engine/limits.py"
+    ctx = PRContext(title="Allow any limit", files=[_file(path, ["    const x = 1;"], [guard])])
+    reason = heuristic_digest(ctx, Coverage(), "en").reason
+    assert "removes a guard" in reason, reason
+
+
 def test_an_early_refusal_removed_is_a_removed_guard() -> None:
     patch = ("@@ -138,10 +138,6 @@ def use_trtllm_attention(\n"
              "     if force_use_trtllm is not None:\n"

@@ -34,6 +34,13 @@ def _modified(path: str, removed: list[str], added: list[str], header: str = "")
     ("web/src/api.ts", "export function fetchModels(url: string): Promise<Model[]> {",
      "export function fetchModels(url: string, retries = 2): Promise<Model[]> {",
      ("Promise<Model[]>", "Promise<Model[]>"), ("retries",), ()),
+    # a class method; a type argument that changes is a new contract (`Promise<T>` -> `Promise<Result<T, E>>`)
+    ("web/src/api/client.ts", "  async get<T>(path: string): Promise<T> {",
+     "  async get<T>(path: string, signal?: AbortSignal): Promise<Result<T, HttpError>> {",
+     ("Promise<T>", "Promise<Result<T, HttpError>>"), ("signal",), ()),
+    ("web/src/store.ts", "  handle = async (id: string): Promise<void> => {",
+     "  handle = async (id: string, force: boolean): Promise<void> => {", ("Promise<void>", "Promise<void>"),
+     ("force",), ()),
 ])
 def test_a_rewritten_one_line_signature_gives_its_return_type_and_parameters(
         path: str, old: str, new: str, returns: tuple[str, str], added: tuple[str, ...],
@@ -49,6 +56,11 @@ def test_a_rewritten_one_line_signature_gives_its_return_type_and_parameters(
     ("rust/tok/src/lib.rs", "fn parse(text: &str) -> Value {", "fn parse(text: &str) -> Result<Value, Error> {"),
     ("router/mem.go", "func get(key string) []byte {", "func get(key string, ttl int) []byte {"),
     ("csrc/cache_kernels.cu", "static void copy_blocks_impl(void) {", "static void copy_blocks_impl(int n) {"),
+    ("web/src/api/client.ts", "  private fetchOnce(url: string): Response {",
+     "  private fetchOnce(url: string, signal: AbortSignal): Response {"),
+    ("web/src/api/client.ts", "  #fetchOnce(url) {", "  #fetchOnce(url, signal) {"),
+    # a class's brackets hold no parameters
+    ("web/src/pool.ts", "export class Pool extends mixin(Base) {", "export class Pool extends mixin(Base, Events) {"),
     # a more precise annotation of the same type is not a new contract
     ("pkg/utils.py", "def remove_all(lst: list, items: set) -> list:",
      "def remove_all(lst: list[T], items: set[T]) -> list[T]:"),

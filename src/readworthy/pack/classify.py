@@ -270,6 +270,16 @@ _JS = (
     re.compile(r"^\s*(?:export\s+)?(?:abstract\s+)?(?:class|interface|enum)\s+(?P<name>[A-Za-z_$][\w$]*)"),
     re.compile(r"^\s*(?:export\s+)?(?:const|let)\s+(?P<name>[A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?"
                r"(?:\([^)]*\)|\w+)\s*=>"),
+    # a class (or object literal) method, indented: `async get<T>(path: string): Promise<T> {`; without a
+    # modifier its parameters, return type and `{` must all be on the line (`doThing(` alone is a call)
+    re.compile(r"^\s+(?:(?:public|private|protected|static|async|override|abstract|readonly|get|set)\s+)*\*?"
+               r"(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\s*\((?:[^()]|\([^()]*\))*\)"
+               r"\s*(?::\s*(?:[^{;=]|=>)+?)?\s*\{\s*$"),
+    re.compile(r"^\s+(?:(?:public|private|protected|static|async|override|abstract)\s+)+\*?"
+               r"(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\s*\("),
+    # a class property holding an arrow function: `handleClick = async (e: Event) => {`
+    re.compile(r"^\s+(?:(?:public|private|protected|static|readonly|override)\s+)*(?P<name>[A-Za-z_$][\w$]*)"
+               r"\s*(?::\s*[^=]+)?=\s*(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::\s*[^=]+?)?\s*=>"),
 )
 # C / C++ / CUDA / HIP: types, and function definitions (a return type before the name, no ';' after)
 _C = (
@@ -346,7 +356,7 @@ _CANDIDATES: Mapping[tuple[re.Pattern[str], ...], re.Pattern[str]] = {
     _PY: re.compile(r"^\+[ \t]*(?:async[ \t]+)?(?:def|class)[ \t][^\n]*", re.MULTILINE),
     _RUST: re.compile(r"^\+[^\n]*\b(?:fn|struct|enum|trait|mod|type|union|impl|macro_rules)\b[^\n]*", re.MULTILINE),
     _GO: re.compile(r"^\+(?:func|type)[ \t][^\n]*", re.MULTILINE),
-    _JS: re.compile(r"^\+[^\n]*(?:\b(?:function|class|interface|enum)\b|=>)[^\n]*", re.MULTILINE),
+    _JS: re.compile(r"^\+[^\n]*(?:\b(?:function|class|interface|enum)\b|=>|[({][ \t]*$)[^\n]*", re.MULTILINE),
     # no `;` on the line (checked once, ahead) and a `(` or a type keyword: `[^\n;]*` on both sides of
     # the `(` would try each `(` of a long line against the rest of it
     _C: re.compile(r"^\+(?=[^\n;]*+$)[^\n]*?(?:\(|\b(?:class|struct|union|enum)\b)[^\n]*", re.MULTILINE),

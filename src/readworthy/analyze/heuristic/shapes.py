@@ -38,8 +38,11 @@ COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|;|/\*|\*)")
 # In C-family files `#` starts a preprocessor line, not a comment.
 _C_COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*)")
 _C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|cl|metal|m|mm|rs|go|java|kt|js|jsx|ts|tsx|swift|cs)$")
-# A guard: an assertion, a raise, or a check macro. Removing one changes what is allowed.
-_GUARD = re.compile(r"^\s*(?:assert\b|raise\s+\w|throw\s+\w|(?:TORCH|CHECK|DCHECK|TORCH_CHECK|STD_TORCH_CHECK|"
+# A guard: an assertion, a raise, or a check macro. Removing one changes what is allowed. A raise names the
+# error it makes (`raise ValueError(`, `throw new Error(`); `raise exc` or `throw lastErr;` passes on one
+# caught elsewhere, and removing it changes where a failure goes, not what is allowed.
+_GUARD = re.compile(r"^\s*(?:assert\b|raise\s+(?:[A-Z]|[\w.]+\s*\()|throw\s+(?:new\b|[A-Z]|[\w.:]+\s*[({])|"
+                    r"(?:TORCH|CHECK|DCHECK|TORCH_CHECK|STD_TORCH_CHECK|"
                     r"AT_ASSERT|HOST_CHECK)\w*\s*\(|static_assert\s*\(|(?:assert|assert_eq|assert_ne|ensure|bail|"
                     r"panic)!\s*\(|if\s.*:\s*raise\b)")
 _IMPORT = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+|#include\s*[<\"]|use\s+(?:crate|super|self)?"

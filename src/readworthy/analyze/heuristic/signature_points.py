@@ -25,7 +25,7 @@ from .wording import code_names, fit, phrase
 # What a definition returns, after its parameters: `-> T:` (Python), `-> T {` (Rust), `: T {` (TypeScript),
 # `T {` / `(T, error) {` (Go).
 _ARROW_RETURN = re.compile(r"^\s*->\s*(?P<type>.+?)\s*(?:\bwhere\b.*)?[:{]?\s*$")
-_TS_RETURN = re.compile(r"^\s*:\s*(?P<type>[^=]+?)\s*\{?\s*$")
+_TS_RETURN = re.compile(r"^\s*:\s*(?P<type>[^=]+?)\s*(?:=>\s*)?\{?\s*$")  # `=>`: an arrow function's
 _GO_RETURN = re.compile(r"^\s*(?P<type>[^{}]*?)\s*\{?\s*$")
 # A parameter's name: after a Rust attribute (`#[allow(unused)]`), a star, `&`, `mut` or a spread.
 _PARAM_NAME = re.compile(r"^\s*(?:#\[[^\]]*\]\s*)*(?:\*{1,2}|&|mut\s+|\.\.\.)?(?P<name>[A-Za-z_]\w*)")
@@ -35,6 +35,11 @@ SIGNATURE_FILES = 200  # the most important files are read for signatures: a 3,0
 SIGNATURE_LINES = 40  # a signature is read over at most this many lines
 _C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip)$")
 _DEFINITION_WORDS = ("def ", "async def ", "fn ", "pub ", "func ", "function ", "export ")
+_JS_FAMILY = re.compile(r"\.(?:js|jsx|ts|tsx|mjs|cjs)$")
+# A JavaScript type line, `class Pool extends mixin(Base) {`: its brackets hold no parameters
+_JS_TYPE = re.compile(r"\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?(?:class|interface|enum)\b")
+# A member other code may not call: `private`, `protected` (TypeScript)
+_JS_HIDDEN = re.compile(r"\s*(?:(?:static|async|readonly|override|abstract)\s+)*(?:private|protected)\b")
 # Below the authors' own account of a change (a description or commit passage about the same function says
 # more than its signature), above a code comment.
 SIGNATURE_WEIGHT = 4.5
@@ -59,6 +64,8 @@ def _public(path: str, name: str, line: str) -> bool:
     if path.endswith(".rs"):
         return bool(re.match(r"\s*pub\b", line))
     if _C_FAMILY.search(path) and re.match(r"\s*(?:template\s*<[^>]*>\s*)?(?:inline\s+)?static\b", line):
+        return False
+    if _JS_FAMILY.search(path) and _JS_HIDDEN.match(line):
         return False
     return exported(path, name)
 
@@ -135,6 +142,7 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], pa
     found: dict[str, str] = {}
     counts: Counter[str] = Counter()
     c_family = bool(_C_FAMILY.search(path))
+    js_family = bool(_JS_FAMILY.search(path))  # a method line starts with its name or a modifier
     comment = _trailing_comment(path)
     name, joined, depth, taken = "", "", 0, 0
     for raw in patch.split("\n"):
@@ -155,7 +163,8 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], pa
                 name = ""
             continue
         defined = definition_name(text, patterns)
-        if defined and (c_family or text.lstrip().startswith(_DEFINITION_WORDS)):
+        if defined and (c_family or js_family or text.lstrip().startswith(_DEFINITION_WORDS)) \
+                and not (js_family and _JS_TYPE.match(text)):
             counts[defined] += 1
             depth = text.count("(") - text.count(")")
             if "(" not in text:
@@ -191,8 +200,9 @@ def changed_signatures(change: FileChange) -> list[Signature]:
         old_names, new_names = {p.lstrip("_") for p in old_params}, {p.lstrip("_") for p in new_params}
         added = tuple(p for p in new_params if p.lstrip("_") not in old_names)
         removed = tuple(p for p in old_params if p.lstrip("_") not in new_names)
-        if _base(old_return) == _base(new_return):  # `list` -> `list[T]`: the annotation is more precise, no more
-            old_return = new_return
+        if _base(old_return) == _base(new_return) and (old_return == _base(old_return)
+                                                       or new_return == _base(new_return)):
+            old_return = new_return  # `list` -> `list[T]`: the annotation is more precise, no more
         if old_return != new_return or added or removed:
             out.append(Signature(name, old, new, old_return, new_return, added, removed))
     return out
