@@ -16,7 +16,7 @@ import pytest
 from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.analyze.heuristic.code_points import abstract_types, replacements
 from readworthy.analyze.heuristic.readers import areas_of
-from readworthy.models import Coverage, Decision, FileChange, FileStatus, PRContext
+from readworthy.models import Coverage, Decision, FileChange, FileStatus, PRContext, Verdict
 
 
 def _added(path: str, lines: list[str]) -> FileChange:
@@ -169,6 +169,60 @@ def test_a_tests_only_pr_names_its_technique(language: str) -> None:
         r for d in digest.decisions for r in d.references)
     assert "`ref_copy_blocks`" in text  # a reference implementation is the oracle, compared through assert_close
     assert digest.start_reading == ["tests/kernels/test_block_copy.py::test_copy_matches_reference"]
+
+
+BOTH_PATHS = _modified("tests/samplers/conftest.py", """\
+@@ -4,3 +4,16 @@ import pytest
+ @pytest.fixture
+ def vocab_size():
+     return 32000
++
++
++@pytest.fixture(
++    params=["flashinfer", "pytorch"],
++    autouse=True,
++)
++def sampler_backend(request, monkeypatch):
++    \"\"\"Runs every sampler test twice: on the FlashInfer fast path and on the PyTorch fallback, which
++    machines without FlashInfer take.\"\"\"
++    if request.param == "flashinfer":
++        pytest.importorskip("flashinfer")
++    monkeypatch.setenv("VLLM_USE_FLASHINFER_SAMPLER", "1" if request.param == "flashinfer" else "0")
++    return request.param
+""")
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_fixture_that_runs_every_test_on_both_paths_is_a_technique_worth_a_skim(language: str) -> None:
+    digest = heuristic_digest(PRContext(title="[Test] Sampler tests on both paths", files=[BOTH_PATHS]), Coverage(),
+                              language)
+    assert digest.verdict is Verdict.SKIM, digest.reason
+    [point] = digest.decisions
+    assert '`"flashinfer"`' in point.title and '`"pytorch"`' in point.title and "`sampler_backend`" in point.title
+    assert "`tests/samplers/`" in point.explanation and "autouse=True" in point.explanation
+    assert "fallback, which machines without FlashInfer take" in point.explanation  # what its authors say it covers
+    assert "tests/samplers/conftest.py::sampler_backend" in point.references
+
+
+def test_a_parametrisation_moved_into_a_fixture_is_the_same_coverage() -> None:
+    moved = _modified("tests/samplers/test_top_p.py", """\
+@@ -1,8 +1,12 @@
+ import pytest
+ 
+ 
+-@pytest.mark.parametrize("backend", ["flashinfer", "pytorch"])
+-def test_top_p(backend):
++@pytest.fixture(params=["flashinfer", "pytorch"])
++def backend(request):
++    return request.param
++
++
++def test_top_p(backend):
+     assert run_top_p(backend, 0.9) is not None
+""")
+    digest = heuristic_digest(PRContext(title="[Test] Move the backend axis into a fixture", files=[moved]),
+                              Coverage(), "en")
+    assert digest.verdict is Verdict.SKIP, digest.reason
 
 
 def _tests_with(body: list[str]) -> FileChange:

@@ -204,9 +204,13 @@ def _new_code_drop(sig: Signals) -> bool:
 
 def _new_test_technique(sig: Signals) -> bool:
     """A tests-only PR that adds a test module with its own technique (fixtures, parametrisation, an
-    oracle): the rubric's borrowable testing idea, a skim."""
+    oracle), or a fixture that runs the tests taking it once per value (the rubric's fixture that exercises
+    both the enabled and the fallback path) where no parametrisation is removed (one moved into a fixture is
+    the same coverage): the rubric's borrowable testing idea, a skim."""
     new_test_file = any(r.kind is FileKind.TEST and r.change.status is FileStatus.ADDED for r in sig.ranked)
-    return (new_test_file and sig.test_techniques >= 2 and bool(sig.kinds.get(FileKind.TEST))
+    new_module = new_test_file and sig.test_techniques >= 2
+    wider = sig.parametrised_fixtures > 0 and not sig.removed_parametrisations
+    return ((new_module or wider) and bool(sig.kinds.get(FileKind.TEST))
             and sig.only(FileKind.TEST, *_SUPPORT_KINDS))
 
 

@@ -32,7 +32,7 @@ from .line_conditions import balanced, condition_of
 from .renames import only_renamed
 from .shapes import COMMENT_LINE, assigned_from
 from .signals import CODE_KINDS, Signals
-from .wording import code_names, fit, phrase
+from .wording import code_names, fit, phrase, then
 
 _GATE_NAME = re.compile(r"^_*(?:can_\w+|supports?_\w+|\w*_supported|is_supported\w*|\w*unsupported_reason\w*"
                         r"|\w*_is_supported|should_use_\w+|use_\w+_if_\w+|validate\w*|check_\w*supported\w*)$",
@@ -372,7 +372,7 @@ def interface_points(ctx: PRContext, sig: Signals, language: str) -> list[CodePo
         explanation = phrase(language, key, **values)
         if d.doc_added and is_prose(d.doc) and not is_measurement(d.doc):
             # this point is the one account of the type: what its authors say the contract is goes with it
-            explanation += " " + phrase(language, "p_original", quote=brief(d.doc, 400))
+            explanation = then(language, explanation, phrase(language, "p_original", quote=brief(d.doc, 400)))
         out.append(CodePoint(Decision(title=fit(phrase(language, title, **values), 160),
                                       explanation=fit(explanation, 900),
                                       references=list(dict.fromkeys([d.path, r.reference, *r.tests[:1]]))),

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field, replace
 
 from ...models import Decision, FileChange, FileStatus, PRContext
 from ...pack.classify import FileKind
-from .definitions import file_definitions
+from .authors import brief, is_measurement
+from .definitions import file_definitions, is_prose
 from .shapes import bracket_depth
 from .signals import MECHANICAL_KINDS, Signals
-from .wording import code_names, fit, list_sep, phrase
+from .wording import code_names, fit, list_sep, phrase, then
 
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>[^#].*?)\s*#*\s*$")
 _RST_RULE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
@@ -38,6 +39,8 @@ _ASSET_EXT = re.compile(r"\.(?:png|svg|jpe?g|gif|webp)$", re.IGNORECASE)
 _DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)|^\s*class\s+(\w+)")
 _FIXTURE = re.compile(r"^\s*@pytest\.fixture\b(?:\((?P<args>.*)\))?")
 _SCOPE = re.compile(r"scope\s*=\s*[\"'](\w+)[\"']")
+_PARAMS = re.compile(r"\bparams\s*=\s*")
+_AUTOUSE = re.compile(r"\bautouse\s*=\s*True\b")
 _PARAMETRIZE = re.compile(r"^\s*@pytest\.mark\.parametrize\(\s*[\"']([^\"']+)[\"']")
 _COMPARE = re.compile(r"\b(?:torch\.testing\.assert_close|assert_close|torch\.allclose|np\.testing\.assert_\w+"
                       r"|assert_allclose|torch\.equal)\b")
@@ -142,6 +145,7 @@ class _TestDef:
     marks: list[str] = field(default_factory=list)
     body: list[str] = field(default_factory=list)
     qualname: str = ""  # with the class it is in (`TestX.test_y`), as pytest names it
+    doc: str = ""  # its docstring, when added
 
     @property
     def reference(self) -> str:
@@ -158,6 +162,9 @@ def _test_definitions(change: FileChange) -> list[_TestDef]:
             continue
         line, added = raw[1:], raw[0] == "+"
         stripped = line.strip()
+        if marks and bracket_depth(marks[-1]) > 0:  # a decorator's arguments go on below it
+            marks[-1] += " " + stripped
+            continue
         if stripped.startswith("@"):
             marks.append(stripped)
             continue
@@ -175,11 +182,12 @@ def _test_definitions(change: FileChange) -> list[_TestDef]:
         if current is not None and added:
             current.body.append(line)
     # the same names in the same order (two classes may each have a `test_basic`)
-    qualnames: dict[str, list[str]] = {}
+    found: dict[str, list[tuple[str, str]]] = {}
     for d in file_definitions(change).definitions:
         if d.new:
-            qualnames.setdefault(d.name, []).append(d.qualname)
-    return [replace(d, qualname=(qualnames.get(d.name) or [d.name]).pop(0)) for d in out]
+            found.setdefault(d.name, []).append((d.qualname, d.doc))
+    named = [(d, (found.get(d.name) or [(d.name, "")]).pop(0)) for d in out]
+    return [replace(d, qualname=qualname, doc=doc) for d, (qualname, doc) in named]
 
 
 def test_points(changes: list[FileChange], language: str) -> list[Decision]:
@@ -193,7 +201,19 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
         key = "k_fixture_scoped" if scopes else "k_fixture"
         values = {"names": code_names(names, MAX_NAMES, language), "scope": scopes[0] if scopes else "",
                   "file": fixtures[0][0].path.rsplit("/", 1)[-1]}
-        out.append(_point(language, key, values, [d for d, _ in fixtures][:2] + users[:1]))
+        parametrised = [(d, args) for d, m in fixtures if m and (args := m.group("args")) and _PARAMS.search(args)]
+        if parametrised:  # what every test taking it is run over says more than that it is shared
+            d, args = parametrised[0]
+            key = "k_fixture_params_autouse" if _AUTOUSE.search(args) else "k_fixture_params"
+            values = {"names": code_names([x.name for x, _ in parametrised], MAX_NAMES, language),
+                      "values": code_names(_param_values(args), 4, language), "file": file_of(d),
+                      "reach": d.path.rsplit("/", 1)[0] + "/" if file_of(d) == "conftest.py" else d.path}
+        point = _point(language, key, values, [d for d, _ in fixtures][:2] + users[:1])
+        doc = parametrised[0][0].doc if parametrised else ""
+        if doc and is_prose(doc) and not is_measurement(doc):  # the authors' account of what it exercises
+            point.explanation = fit(then(language, point.explanation,
+                                         phrase(language, "p_original", quote=brief(doc, 400))), 900)
+        out.append(point)
     params = [(d, m.group(1)) for d in defs for mark in d.marks if (m := _PARAMETRIZE.match(mark))]
     if params:
         axes_of: dict[str, list[str]] = {}  # each test's own axes (two marks on one test: one entry)
@@ -225,6 +245,26 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
                                                                 language), "file": d.path.rsplit("/", 1)[-1]}
         out.append(_point(language, "k_stand_in", values, list(dict.fromkeys(x for x, _ in stand_ins))[:2]))
     return out[:3]
+
+
+def _param_values(args: str) -> list[str]:
+    """The values a fixture's `params=` lists (`["flashinfer", "pytorch"]`), or the name it takes them from."""
+    m = _PARAMS.search(args)
+    rest = args[m.end():] if m else ""
+    if not rest.startswith(("[", "(")):
+        return [re.split(r"[,)\s]", rest, maxsplit=1)[0]] if rest else []
+    values, part, depth = [], "", 0
+    for c in rest[1:]:
+        depth += (c in "([{") - (c in ")]}")
+        if depth < 0 or (c == "," and depth == 0):
+            if part.strip():
+                values.append(part.strip())
+            if depth < 0:
+                break
+            part = ""
+        else:
+            part += c
+    return values
 
 
 _ASSIGNED = re.compile(r"^\s*(\w+)\s*=[^=]")

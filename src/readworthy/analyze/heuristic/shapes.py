@@ -97,6 +97,21 @@ def is_test_technique(line: str) -> bool:
     return bool(_TEST_TECHNIQUE.search(line))
 
 
+# `@pytest.fixture(params=[...])`, its arguments on one line or several: every test taking it runs once per value
+_PARAMETRISED_FIXTURE = re.compile(r"@pytest\.fixture\((?:[^()]|\([^()]*\))*?\bparams\s*=")
+_PARAMETRISATION = re.compile(r"@pytest\.mark\.parametrize\b|\bparams\s*=")
+
+
+def parametrised_fixtures(added: Sequence[str]) -> int:
+    """How many parametrised fixtures these added test lines define."""
+    return len(_PARAMETRISED_FIXTURE.findall("\n".join(added))) if any("params" in x for x in added) else 0
+
+
+def is_parametrisation(line: str) -> bool:
+    """A line that parametrises tests: a `parametrize` mark or a fixture's `params=`."""
+    return bool(_PARAMETRISATION.search(line))
+
+
 def is_doc_heading(line: str) -> bool:
     """A Markdown or reStructuredText heading: a new section of a page."""
     return bool(_DOC_HEADING.match(line))

@@ -136,6 +136,8 @@ class Signals:
     new_file_code_lines: int = 0  # added lines of code in files the PR creates (not edits)
     why_comments: int = 0  # added comment lines in code that say why (because, otherwise, to avoid ...)
     test_techniques: int = 0  # added test lines that set up a technique: a fixture, a parametrisation, an oracle
+    parametrised_fixtures: int = 0  # new fixtures that run each test taking them once per value (`params=`)
+    removed_parametrisations: int = 0  # removed `parametrize` marks and `params=`: a parametrisation moved, if any
     doc_headings: int = 0  # headings added to docs: new sections, not edits of a line
     template_hooks: int = 0  # new methods with conventional names (`__init__`, `forward`): a template filled in
     template_share: float = 0.0  # their share of the new code definitions (at least TEMPLATE_MIN_DEFINITIONS)
@@ -307,7 +309,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     exclusions: list[Located] = []
     bump_title = bool(is_bump_title(ctx.title))
     module_docs: list[tuple[str, str]] = []
-    why = techniques = headings = 0
+    why = techniques = headings = param_fixtures = removed_params = 0
     for change in ctx.files:
         kind = kind_of[change.path]
         kinds[kind] += 1
@@ -348,6 +350,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         cosmetic_files += cosmetic
         if kind is FileKind.TEST:
             techniques += sum(1 for line in plus if shapes.is_test_technique(line))
+            param_fixtures += shapes.parametrised_fixtures(plus)
+            removed_params += sum(1 for line in minus if shapes.is_parametrisation(line))
         elif kind is FileKind.DOCS:
             headings += sum(1 for line in plus if shapes.is_doc_heading(line))
         if kind in CODE_KINDS:
@@ -463,6 +467,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         new_tests=sum(1 for t in test_defs if t.new and t.name.lower().startswith("test")),
         why_comments=why,
         test_techniques=techniques,
+        parametrised_fixtures=param_fixtures,
+        removed_parametrisations=removed_params,
         doc_headings=headings,
         template_hooks=(hooks := template_hooks(new_code, code_defs, abstractions)),
         template_share=hooks / max(len(new_code), TEMPLATE_MIN_DEFINITIONS),

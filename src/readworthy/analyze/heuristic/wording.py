@@ -175,6 +175,11 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "k_fixture_scoped_title": "A {scope}-scoped fixture: {names}",
         "k_fixture_scoped": "Built once per {scope} in `{file}` and shared by the tests that take it, instead of once "
                             "per test.",
+        "k_fixture_params_title": "A fixture parametrised over {values}: {names}",
+        "k_fixture_params": "Defined in `{file}`; each test that takes it runs once per value.",
+        "k_fixture_params_autouse_title": "A fixture parametrised over {values} for every test: {names}",
+        "k_fixture_params_autouse": "Defined in `{file}` with `autouse=True`: every test in `{reach}` runs once per "
+                                    "value.",
         "k_parametrize_title": "Parametrised over {axes}",
         "k_parametrize": "In `{file}`, {names}: one run per combination of {axes}.",
         "k_oracle_title": "The oracle: `{oracle}`",
@@ -344,6 +349,10 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "k_fixture": "定义在 `{file}` 中，测试以参数形式使用它。",
         "k_fixture_scoped_title": "作用域为 {scope} 的测试夹具：{names}",
         "k_fixture_scoped": "在 `{file}` 中每个 {scope} 只构建一次，供使用它的测试共享，而不是每个测试各建一次。",
+        "k_fixture_params_title": "按 {values} 参数化的测试夹具：{names}",
+        "k_fixture_params": "定义在 `{file}` 中；使用它的每个测试对每个取值各运行一次。",
+        "k_fixture_params_autouse_title": "按 {values} 参数化、自动用于每个测试的夹具：{names}",
+        "k_fixture_params_autouse": "定义在 `{file}` 中且 `autouse=True`：`{reach}` 中的每个测试对每个取值各运行一次。",
         "k_parametrize_title": "参数化维度：{axes}",
         "k_parametrize": "`{file}` 中的 {names} 对 {axes} 的每种组合各运行一次。",
         "k_oracle_title": "对照基准：`{oracle}`",
@@ -388,6 +397,11 @@ def count(language: str, n: int) -> str:
 
 def list_sep(language: str) -> str:
     return LIST_SEPARATOR.get(language, ", ")
+
+
+def then(language: str, first: str, second: str) -> str:
+    """Two sentences one after the other: Chinese sets none of the space English puts between them."""
+    return first + ("" if language == "zh-CN" else " ") + second
 
 
 def code_names(names: Sequence[str], limit: int, language: str) -> str:
