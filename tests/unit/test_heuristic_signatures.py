@@ -6,7 +6,7 @@ import pytest
 
 from readworthy.analyze.heuristic import heuristic_digest
 from readworthy.analyze.heuristic.signature_points import changed_signatures
-from readworthy.models import Coverage, FileChange, FileStatus, PRContext
+from readworthy.models import Coverage, FileChange, FileStatus, OutlineEntry, PRContext
 
 
 def _modified(path: str, removed: list[str], added: list[str], header: str = "") -> FileChange:
@@ -64,6 +64,9 @@ def test_a_rewritten_one_line_signature_gives_its_return_type_and_parameters(
     # a more precise annotation of the same type is not a new contract
     ("pkg/utils.py", "def remove_all(lst: list, items: set) -> list:",
      "def remove_all(lst: list[T], items: set[T]) -> list[T]:"),
+    # the same type in another spelling (PEP 585 / 604)
+    ("pkg/sched.py", "def update(self) -> Dict[int, Optional[Output]]:", "def update(self) -> dict[int, Output | None]:"),
+    ("pkg/sched.py", "def pick(self) -> Union[Request, List[int]]:", "def pick(self) -> Request | list[int]:"),
     # a signature that goes on below its first line is not read from one line
     ("pkg/sched.py", "def schedule(self, requests,", "def schedule(self, requests, budget,"),
     # an unused parameter put to use keeps its place: `_prompt` -> `prompt`
@@ -160,3 +163,84 @@ def test_a_changed_return_type_is_a_design_point_in_each_language(language: str,
     point = next(d for d in digest.decisions if d.title == title)
     assert "rust/tok/src/lib.rs::load_tokenizer" in point.references
     assert ("1 other changed file" in point.explanation) if language == "en" else ("1 个" in point.explanation)
+
+
+def _outline(*entries: tuple[str, str, int, int, int]) -> tuple[OutlineEntry, ...]:
+    return tuple(OutlineEntry(qualname=q, kind=k, first=f, last=la, indent=i) for q, k, f, la, i in entries)  # type: ignore[arg-type]
+
+
+def test_a_hunk_that_starts_inside_a_signature_named_by_its_header_is_read_from_there() -> None:
+    patch = """\
+@@ -217,6 +217,7 @@ def evaluate_gsm8k(
+     num_shots: int = 5,
+     max_tokens: int = 256,
+     seed: int | None = None,
++    host: str = "127.0.0.1",
+ ) -> dict[str, float]:
+     \"\"\"Evaluate GSM8K accuracy.\"\"\"
+     results = {}
+"""
+    change = FileChange(path="tests/evals/gsm8k_eval.py", status=FileStatus.MODIFIED, additions=1, patch=patch)
+    [found] = changed_signatures(change)
+    assert (found.name, found.added_params, found.removed_params) == ("evaluate_gsm8k", ("host",), ())
+
+
+SAMPLER = """\
+@@ -128,6 +138,7 @@ class Sampler:
+         pos: torch.Tensor,
+         input_ids: torch.Tensor,
+         expanded_local_pos: torch.Tensor,
++        skip_top_k_top_p: bool = False,
+     ) -> torch.Tensor:
+         # Copy logits to a new FP32 tensor.
+         logits = torch.empty_like(logits, dtype=torch.float32).copy_(logits)
+@@ -176,6 +190,7 @@ class Sampler:
+         pos: torch.Tensor,
+         input_ids: torch.Tensor,
+-        expanded_local_pos: torch.Tensor,
++        expanded_local_pos: torch.Tensor | None,
++        return_logprobs: bool = False,
+     ) -> tuple[torch.Tensor, torch.Tensor]:
+         processed_logits = self.apply_sampling_params(
+             logits,
+"""
+
+
+def test_a_hunk_inside_a_signature_is_placed_by_the_head_files_outline() -> None:
+    change = FileChange(path="vllm/v1/worker/gpu/sample/sampler.py", status=FileStatus.MODIFIED, additions=3,
+                        deletions=1, patch=SAMPLER, outline=_outline(
+                            ("Sampler", "class", 20, 260, 0), ("Sampler.apply_sampling_params", "function", 132, 185, 4),
+                            ("Sampler.sample", "function", 186, 240, 4)))
+    found = {s.name: (s.added_params, s.removed_params, s.old_return, s.new_return)
+             for s in changed_signatures(change)}
+    assert found == {
+        "Sampler.apply_sampling_params": (("skip_top_k_top_p",), (), "torch.Tensor", "torch.Tensor"),
+        "Sampler.sample": (("return_logprobs",), (), "tuple[torch.Tensor, torch.Tensor]",
+                           "tuple[torch.Tensor, torch.Tensor]")}
+    # without the outline the class in the header is all the diff says: nothing is read
+    assert changed_signatures(change.model_copy(update={"outline": None})) == []
+
+
+@pytest.mark.parametrize("patch", [
+    # the hunk starts in the body: a call that closes deeper than the definition is no signature
+    """\
+@@ -40,6 +40,7 @@ def build(
+         out = compile_graph(
+             model,
+             mode,
++            backend,
+         )
+         return out
+""",
+])
+def test_a_body_is_not_read_as_the_signature_above_it(patch: str) -> None:
+    change = FileChange(path="pkg/build.py", status=FileStatus.MODIFIED, additions=1, patch=patch)
+    assert changed_signatures(change) == []
+
+
+def test_a_definition_below_the_one_the_header_names_is_read_as_itself() -> None:
+    # a line as shallow as the header's definition: that one ended above the hunk, and this line starts another
+    patch = "@@ -40,6 +40,7 @@ def build(\n     return out\n \n def other(a,\n+          b,\n ):\n     pass\n"
+    change = FileChange(path="pkg/build.py", status=FileStatus.MODIFIED, additions=1, patch=patch)
+    [found] = changed_signatures(change)
+    assert (found.name, found.added_params) == ("other", ("b",))

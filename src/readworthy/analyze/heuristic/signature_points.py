@@ -14,6 +14,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ...enclosing import Enclosing
+from ...hunk_header import parse_hunk_header
 from ...models import Decision, FileChange
 from ...pack.classify import definition_name, patterns_for
 from .code_points import CodePoint, anchor_of, file_label
@@ -126,6 +128,38 @@ def _base(type_text: str) -> str:
     return re.split(r"[\[<]", type_text, maxsplit=1)[0].strip()
 
 
+# Python's typing spellings of built-in types (PEP 585, PEP 604): `Dict[K, V]` is `dict[K, V]`
+_TYPING_ALIAS = re.compile(r"\b(?:typing\.)?(Dict|List|Tuple|Set|FrozenSet|Type)\[")
+_WRAPPER = re.compile(r"\b(?:typing\.)?(Optional|Union)\[")
+
+
+def _spelled_alike(type_text: str) -> str:
+    """One spelling of a Python annotation: `Optional[Dict[str, int]]` and `dict[str, int] | None` read alike."""
+    text = _TYPING_ALIAS.sub(lambda m: m.group(1).lower() + "[", type_text)
+    while m := _WRAPPER.search(text):
+        depth, end = 0, -1
+        for i in range(m.end() - 1, len(text)):
+            depth += (text[i] == "[") - (text[i] == "]")
+            if depth == 0:
+                end = i
+                break
+        if end < 0:
+            break
+        inner = " | ".join(part.strip() for part in _top_level_split(text[m.end():end]))
+        text = text[:m.start()] + inner + (" | None" if m.group(1) == "Optional" else "") + text[end + 1:]
+    return "".join(text.split())
+
+
+def _top_level_split(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += (c in "[(") - (c in "])")
+        if c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
+
+
 def _trailing_comment(path: str) -> re.Pattern[str] | None:
     """A comment after a parameter (`x: int,  # type: ignore`, `// the budget`) in this file's syntax: it is
     not part of the next parameter. `//` in Python is floor division, `#[attr]` in Rust an attribute."""
@@ -134,33 +168,83 @@ def _trailing_comment(path: str) -> re.Pattern[str] | None:
     return re.compile(rf"\s(?:{'|'.join(marks)})[^\"']*$") if marks else None
 
 
-def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], path: str
-                ) -> tuple[dict[str, str], Counter[str]]:
+@dataclass
+class _Open:
+    """A signature being read: its name, its text so far, its bracket depth. `indent` is set when the hunk
+    starts inside it (its first line above the hunk): it counts only if it closes at that indentation."""
+
+    name: str
+    text: str
+    depth: int
+    indent: int = -1
+    taken: int = 0
+
+
+def _started_above(raw: str, patterns: tuple[re.Pattern[str], ...], outline: Enclosing | None) -> _Open | None:
+    """The signature a hunk may start inside of: git's header line when it is a definition whose parameters
+    go on below it (`def evaluate(`), else the head file's innermost function around the hunk's first line."""
+    header = parse_hunk_header(raw)
+    if header is None:
+        return None
+    context = header.context.rstrip()
+    name = definition_name(context, patterns) if context.strip() else None
+    depth = context.count("(") - context.count(")")  # parameters, not a body's `{`
+    if name and depth > 0:
+        return _Open(name, context.strip(), depth, _indent(context))
+    entry = outline.innermost(header.new_start) if outline is not None else None
+    if entry is not None and entry.kind == "function" and entry.first < header.new_start:
+        # named with its class (as definitions.py names it): two classes' `forward` are two signatures
+        qualname = ".".join(entry.qualname.split(".")[-3:])
+        return _Open(qualname, qualname.rsplit(".", 1)[-1] + "(", 1, entry.indent)
+    return None
+
+
+def _indent(text: str) -> int:
+    expanded = text.expandtabs(4)
+    return len(expanded) - len(expanded.lstrip())
+
+
+def _closes_at(text: str, indent: int, python: bool) -> bool:
+    """Whether `text` ends a signature whose first line is indented `indent`: its closing bracket starts a
+    line at that indentation (a body is indented deeper), and in Python the line ends with `:`."""
+    return text.lstrip().startswith(")") and _indent(text) == indent and (not python or text.rstrip().endswith(":"))
+
+
+def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], path: str,
+                outline: Enclosing | None = None) -> tuple[dict[str, str], Counter[str]]:
     """Each definition's signature on one side of the patch ("-" old, "+" new), its lines joined until its
-    parameters close, for the definitions whose first line the patch shows; and how often each name is
-    defined there."""
+    parameters close, and how often each name is defined there. A hunk that starts inside a signature (its
+    first line above the hunk: git's header line, or the head file's outline, says which) is read from
+    there: the parameters no hunk shows are missing on both sides alike."""
     found: dict[str, str] = {}
     counts: Counter[str] = Counter()
     c_family = bool(_C_FAMILY.search(path))
     js_family = bool(_JS_FAMILY.search(path))  # a method line starts with its name or a modifier
+    python = path.endswith((".py", ".pyi", ".pyx"))
     comment = _trailing_comment(path)
-    name, joined, depth, taken = "", "", 0, 0
+    current: _Open | None = None
     for raw in patch.split("\n"):
         if raw.startswith("@@"):
-            name = ""  # a signature cut by the end of a hunk is not read
+            # a signature cut by the end of a hunk is not read; one the next hunk starts inside of may be
+            current = _started_above(raw, patterns, outline)
             continue
         if raw[:1] not in (" ", side) or raw.startswith(("---", "+++")):
             continue
         text = comment.sub("", raw[1:]) if comment else raw[1:]
-        if name:
-            joined += " " + text.strip()
-            depth += text.count("(") - text.count(")")
-            taken += 1
-            if depth <= 0:
-                found.setdefault(name, joined)
-                name = ""
-            elif taken > SIGNATURE_LINES:
-                name = ""
+        if current is not None and current.indent >= 0 and text.strip() and _indent(text) <= current.indent \
+                and not text.lstrip().startswith(")"):
+            current = None  # a line as shallow as the definition: its body ended above; the line is read afresh
+        if current is not None:
+            current.text += " " + text.strip()
+            current.depth += text.count("(") - text.count(")")
+            current.taken += 1
+            if current.depth <= 0:
+                if current.indent < 0 or _closes_at(text, current.indent, python):
+                    counts[current.name] += current.indent >= 0  # begun above the hunk: counted here
+                    found.setdefault(current.name, current.text)
+                current = None
+            elif current.taken > SIGNATURE_LINES:
+                current = None
             continue
         defined = definition_name(text, patterns)
         if defined and (c_family or js_family or text.lstrip().startswith(_DEFINITION_WORDS)) \
@@ -172,7 +256,7 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], pa
             if depth <= 0:
                 found.setdefault(defined, text.strip())
             else:
-                name, joined, taken = defined, text.strip(), 0
+                current = _Open(defined, text.strip(), depth)
     return found, counts
 
 
@@ -184,12 +268,14 @@ def changed_signatures(change: FileChange) -> list[Signature]:
     if not change.patch or not patterns:
         return []
     c_family = bool(_C_FAMILY.search(change.path))
-    (old_side, old_counts), (new_side, new_counts) = (_signatures(change.patch, s, patterns, change.path) for s in "-+")
+    outline = Enclosing(change.outline) if change.outline else None
+    (old_side, old_counts), (new_side, new_counts) = (_signatures(change.patch, s, patterns, change.path, outline)
+                                                      for s in "-+")
     out = []
     for name, new in new_side.items():
         old = old_side.get(name)
         if old is None or old == new or new_counts[name] > 1 or old_counts[name] > 1 \
-                or not _public(change.path, name, new):
+                or not _public(change.path, name.rsplit(".", 1)[-1], new):
             continue
         old_parts, new_parts = _parts(old, c_family), _parts(new, c_family)
         if old_parts is None or new_parts is None:
@@ -200,9 +286,9 @@ def changed_signatures(change: FileChange) -> list[Signature]:
         old_names, new_names = {p.lstrip("_") for p in old_params}, {p.lstrip("_") for p in new_params}
         added = tuple(p for p in new_params if p.lstrip("_") not in old_names)
         removed = tuple(p for p in old_params if p.lstrip("_") not in new_names)
-        if _base(old_return) == _base(new_return) and (old_return == _base(old_return)
-                                                       or new_return == _base(new_return)):
-            old_return = new_return  # `list` -> `list[T]`: the annotation is more precise, no more
+        if _spelled_alike(old_return) == _spelled_alike(new_return) or (
+                _base(old_return) == _base(new_return) and _base(old_return) in (old_return, new_return)):
+            old_return = new_return  # `Dict[K, V]` -> `dict[K, V]`, `list` -> `list[T]`: the same type, spelled anew
         if old_return != new_return or added or removed:
             out.append(Signature(name, old, new, old_return, new_return, added, removed))
     return out
@@ -216,7 +302,8 @@ def signature_points(sig: Signals, language: str) -> list[CodePoint]:
             continue
         for s in changed_signatures(facts.change):
             anchor = anchor_of(s.new_line, facts.change.path, sig.centre) or next(
-                (r for r in sig.centre if r.definition.path == facts.change.path and r.definition.name == s.name),
+                (r for r in sig.centre if r.definition.path == facts.change.path
+                 and s.name in (r.definition.name, r.definition.qualname)),
                 None)
             if anchor is None:
                 continue
