@@ -46,7 +46,7 @@ from .code_points import (
 )
 from .definitions import Definition
 from .kind_points import kind_points, new_tests
-from .option_points import environment_points, option_points
+from .option_points import environment_points, option_points, setting_points
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .signature_points import signature_points
 from .wording import fit, phrase
@@ -224,7 +224,8 @@ def design_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision]
     # shared code it changes, not the new code's own docstrings
     own = model_files(sig) if shared else set()
     code = [*shared, *interface_points(ctx, sig, language), *gate_points(sig, language),
-            *condition_points(sig, language), *default_points(sig, language), *option_points(sig, language)]
+            *condition_points(sig, language), *default_points(sig, language), *option_points(sig, language),
+            *setting_points(sig, language)]
     items: list[tuple[float, str, Passage | CodePoint]] = [(p.weight, p.anchor.reference, p)
                                                            for p in design_passages(ctx, sig)]
     # a variable read from the environment or a changed signature is told where there is room, never in

@@ -111,3 +111,90 @@ def _help(statement: str) -> str:
     found = _HELP.search(statement)
     return "".join(a or b for a, b in _LITERAL.findall(found.group(1))).strip() if found else ""
 
+
+
+# A class named for settings (`SchedulerConfig`, `ServerSettings`, `TrainingArguments`, `SamplingParams`)
+_SETTINGS_CLASS = re.compile(r"(?:Config|Configuration|Settings|Options|Args|Arguments|Params|Parameters)$")
+# An annotated attribute with a default, in a class body: `max_num_seqs: int = 128`
+_FIELD = re.compile(r"^(?P<indent>\s+)(?P<name>[a-z_]\w*)\s*:\s*(?P<type>[^=#]+?)\s*=\s*(?P<default>.+?)\s*$")
+_PYDANTIC_DEFAULT = re.compile(r"^(?:Field|field)\((?:.*?\bdefault\s*=\s*(?P<default>[^,()]+))?")
+_DOCSTRING = re.compile(r'^\s*[rRuU]?("""|\'\'\')(?P<text>.*?)(?:\1)?\s*$')
+SETTING_DOC_LINES = 8  # an attribute's docstring is read over at most this many lines
+
+
+def setting_points(sig: Signals, language: str) -> list[CodePoint]:
+    """The PR's new settings: an annotated field with a default added to a class named for settings (a
+    config dataclass, a pydantic model), with what its docstring or the comment above it says it is for. A
+    field the diff also removes is moved or retyped, not new."""
+    out: list[CodePoint] = []
+    for facts in sig.ranked:
+        if facts.kind not in CODE_KINDS or not facts.change.patch or not facts.change.path.endswith(".py"):
+            continue
+        path = facts.change.path
+        lines = facts.change.patch.split("\n")
+        removed = {m.group("name") for line in lines if line.startswith("-") and (m := _FIELD.match(line[1:]))}
+        for i, raw in enumerate(lines):
+            field = _FIELD.match(raw[1:]) if raw.startswith("+") else None
+            if field is None or field.group("name") in removed or field.group("default").endswith(",") \
+                    or not _in_class_body(lines, i):  # `x: int = 0,` is a parameter
+                continue
+            anchor = anchor_of(raw[1:], path, sig.centre)
+            if anchor is None or not anchor.definition.is_type or not _SETTINGS_CLASS.search(anchor.definition.name):
+                continue
+            default = field.group("default")
+            if (factory := _PYDANTIC_DEFAULT.match(default)) is not None:
+                default = (factory.group("default") or "").strip()
+            words = _field_doc(lines, i)
+            values = {"flag": f"{anchor.definition.name}.{field.group('name')}", "default": default,
+                      "name": anchor.definition.qualname, "file": path.rsplit("/", 1)[-1], "help": words}
+            title = phrase(language, "c_setting_title_default" if default else "c_setting_title", **values)
+            explanation = phrase(language, "c_setting_doc" if words else "c_setting", **values)
+            out.append(CodePoint(Decision(title=fit(title, 160), explanation=fit(explanation, 900),
+                                          references=list(dict.fromkeys([path, anchor.reference]))),
+                                 anchor, weight=6.0 if words else ENV_WEIGHT, kind="option"))
+            if len(out) >= MAX_OPTION_POINTS:
+                return out
+    return out
+
+
+def _in_class_body(lines: list[str], at: int) -> bool:
+    """Whether the line at `at` sits directly in a class body (not in a parameter list or a function): the
+    nearest line above it that is indented less, on the new side, is a `class` line, or git's header is."""
+    indent = _indentation(lines[at][1:])
+    for raw in reversed(lines[:at]):
+        if raw.startswith("@@"):
+            context = raw.split("@@", 2)[-1][1:]
+            # a class body is one step in; a method's parameters, two
+            return context.lstrip().startswith("class ") and _indentation(context) < indent <= _indentation(context) + 4
+        if raw.startswith("-") or not raw[1:].strip():
+            continue
+        if _indentation(raw[1:]) < indent:
+            return raw[1:].lstrip().startswith("class ")
+    return False
+
+
+def _indentation(text: str) -> int:
+    expanded = text.expandtabs(4)
+    return len(expanded) - len(expanded.lstrip())
+
+
+def _field_doc(lines: list[str], at: int) -> str:
+    """The added docstring under a field (a string on the lines below it), else the added comment lines
+    right above it, as one line of words."""
+    below = [x[1:] for x in lines[at + 1: at + 1 + SETTING_DOC_LINES]]
+    first = _DOCSTRING.match(below[0]) if below and lines[at + 1].startswith("+") else None
+    if first is not None:
+        quote, parts = first.group(1), [first.group("text")]
+        if not below[0].rstrip().endswith(quote) or below[0].strip() in (quote, "r" + quote):
+            for line in below[1:]:
+                end = line.find(quote)
+                parts.append(line if end < 0 else line[:end])
+                if end >= 0:
+                    break
+        return " ".join(" ".join(parts).split()).strip()
+    above: list[str] = []
+    for raw in reversed(lines[max(0, at - SETTING_DOC_LINES): at]):
+        if not raw.startswith("+") or not raw[1:].lstrip().startswith("#"):
+            break
+        above.append(raw[1:].lstrip()[1:].strip())
+    return " ".join(reversed(above)).strip()
