@@ -133,10 +133,12 @@ def setting_points(sig: Signals, language: str) -> list[CodePoint]:
         path = facts.change.path
         lines = facts.change.patch.split("\n")
         removed = {m.group("name") for line in lines if line.startswith("-") and (m := _FIELD.match(line[1:]))}
-        for i, raw in enumerate(lines):
-            field = _FIELD.match(raw[1:]) if raw.startswith("+") else None
-            if field is None or field.group("name") in removed or field.group("default").endswith(",") \
-                    or not _in_class_body(lines, i):  # `x: int = 0,` is a parameter
+        fields = [(i, m) for i, raw in enumerate(lines) if raw.startswith("+") and (m := _FIELD.match(raw[1:]))]
+        in_class = _class_body_lines(lines) if fields else set()
+        for i, field in fields:
+            raw = lines[i]
+            if field.group("name") in removed or field.group("default").endswith(",") \
+                    or i not in in_class:  # `x: int = 0,` is a parameter
                 continue
             anchor = anchor_of(raw[1:], path, sig.centre)
             if anchor is None or not anchor.definition.is_type or not _SETTINGS_CLASS.search(anchor.definition.name):
@@ -157,20 +159,29 @@ def setting_points(sig: Signals, language: str) -> list[CodePoint]:
     return out
 
 
-def _in_class_body(lines: list[str], at: int) -> bool:
-    """Whether the line at `at` sits directly in a class body (not in a parameter list or a function): the
-    nearest line above it that is indented less, on the new side, is a `class` line, or git's header is."""
-    indent = _indentation(lines[at][1:])
-    for raw in reversed(lines[:at]):
+def _class_body_lines(lines: list[str]) -> set[int]:
+    """The indexes of the new side's lines that sit directly in a class body (not in a parameter list or a
+    function): the nearest line above each that is indented less is a `class` line, or git's header is (a
+    class body is one step in, a method's parameters two). One pass, a stack of the open lines."""
+    out: set[int] = set()
+    header: tuple[int, bool] | None = None
+    stack: list[tuple[int, bool]] = []  # (indentation, is a class line) of the lines that may hold the next
+    for i, raw in enumerate(lines):
         if raw.startswith("@@"):
             context = raw.split("@@", 2)[-1][1:]
-            # a class body is one step in; a method's parameters, two
-            return context.lstrip().startswith("class ") and _indentation(context) < indent <= _indentation(context) + 4
+            header = (_indentation(context), context.lstrip().startswith("class ")) if context.strip() else None
+            stack = []
+            continue
         if raw.startswith("-") or not raw[1:].strip():
             continue
-        if _indentation(raw[1:]) < indent:
-            return raw[1:].lstrip().startswith("class ")
-    return False
+        indent = _indentation(raw[1:])
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        held_by_class = stack[-1][1] if stack else bool(header and header[1] and header[0] < indent <= header[0] + 4)
+        if held_by_class:
+            out.add(i)
+        stack.append((indent, raw[1:].lstrip().startswith("class ")))
+    return out
 
 
 def _indentation(text: str) -> int:
