@@ -170,3 +170,29 @@ def test_new_test_methods_are_named_with_their_class_as_pytest_knows_them() -> N
         "tests/entrypoints/test_convert.py::TestInlineSystemMessages.test_inline_system_is_merged",
         "tests/entrypoints/test_convert.py::test_module_level_still_plain",
     ]
+
+
+def _method_change(own_line: str = "") -> FileChange:
+    own = f"+{own_line}\n" if own_line else ""
+    return FileChange(path="engine/core/scheduler.py", additions=3 + bool(own_line), deletions=1, patch=(
+        "@@ -10,6 +10,8 @@ class Scheduler:\n"
+        f"     max_waiting = 128\n{own}"
+        " \n"
+        "     def schedule(self):\n"
+        "-        budget = self.config.max_num_batched_tokens\n"
+        "+        budget = self.config.max_num_batched_tokens\n"
+        "+        partial = 0\n"
+        "+        budget //= max(1, self.config.max_num_partial_prefills)\n"
+        "         return self.pick(budget)\n"))
+
+
+def test_a_class_changed_only_inside_a_listed_method_is_not_listed_beside_it() -> None:
+    entries = start_reading(measure(PRContext(title="Share the budget", files=[_method_change()])))
+    assert "engine/core/scheduler.py::Scheduler.schedule" in entries
+    assert "engine/core/scheduler.py::Scheduler" not in entries, entries
+
+
+def test_a_class_with_changes_of_its_own_stays_beside_its_method() -> None:
+    change = _method_change("    max_partial = 4")
+    entries = start_reading(measure(PRContext(title="Share the budget", files=[change])))
+    assert {"engine/core/scheduler.py::Scheduler", "engine/core/scheduler.py::Scheduler.schedule"} <= set(entries)

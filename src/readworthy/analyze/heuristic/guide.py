@@ -436,6 +436,8 @@ def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> l
             for f in plain:
                 if f.kind is FileKind.BUILD and len(out) < MAX_START:
                     add(f.change.path)
+    held = set(_holders(sig, out))
+    out = [x for x in out if x not in held]
     words = _title_words(title)
     if out and len(tests) < MAX_START_TESTS:  # new tests that name none of the definitions are still the PR's tests
         found = [t for t in new_tests([f.change for f in readable if f.kind is FileKind.TEST])
@@ -461,6 +463,20 @@ def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> l
         return [f.change.path[:200] for f in [*readable, *rest][:4]]
     changed = sorted(sig.ranked, key=lambda f: -(f.change.additions + f.change.deletions))
     return [f.change.path[:200] for f in changed[:2]]
+
+
+def _holders(sig: Signals, entries: list[str]) -> list[str]:
+    """Entries that name an existing class which changes only inside its methods, when one of those methods
+    is an entry too: the method says where in the class to read, and the class beside it adds nothing."""
+    shown = set(entries)
+    by_reference = {r.reference: r.definition for r in sig.centre}
+    out = []
+    for entry in entries:
+        d = by_reference.get(entry)
+        if d is not None and d.is_type and not d.new and not d.added_code and any(
+                x.startswith(entry + ".") and not by_reference[x].dunder for x in shown if x in by_reference):
+            out.append(entry)
+    return out
 
 
 def _title_words(title: str) -> set[str]:
