@@ -157,6 +157,22 @@ def test_defined_names_per_language() -> None:
         "+struct Strides {\n+torch::Tensor fused_op(torch::Tensor& a,\n+  if (x) {"
     )
     assert defined_names(cuda, "k.cu") == ["copy_kernel", "silu_fast", "Strides", "fused_op"]
+    java = ("@@ -0,0 +1,12 @@\n+public final class TokenCache<K, V> {\n+  public TokenCache(int capacity) {\n"
+            "+  public Optional<V> get(K key) {\n+  static <T> List<T> evict(List<T> xs, int n) {\n+  void reset() {\n"
+            "+  public record Entry(String key, long ttl) {}\n"
+            # statements are none
+            "+    return evict(xs, n);\n+    Foo foo = new Foo(x);\n+    if (x) {\n+    throw new IllegalStateException(x);\n"
+            "+    logger.info(x);\n+    } else if (y) {")
+    assert defined_names(java, "src/TokenCache.java") == ["TokenCache", "get", "evict", "reset", "Entry"]
+    kotlin = ("@@ -0,0 +1,5 @@\n+class Router(val policy: Policy) {\n+    suspend fun route(req: Request): Worker {\n"
+              "+        val w = pick(req)\n+    private fun <T> pick(xs: List<T>): T {\n+object Registry {")
+    assert defined_names(kotlin, "src/Router.kt") == ["Router", "route", "pick", "Registry"]
+    swift = "@@ -0,0 +1,3 @@\n+struct Cache {\n+    mutating func put(_ key: String, value: Int) {\n+        let x = f(y)"
+    assert defined_names(swift, "Sources/Cache.swift") == ["Cache", "put"]
+    ruby = "@@ -0,0 +1,3 @@\n+module Billing\n+  def self.charge(amount)\n+    do_thing(x)"
+    assert defined_names(ruby, "lib/billing.rb") == ["Billing", "charge"]
+    php = "@@ -0,0 +1,3 @@\n+final class Invoice {\n+    public static function create(array $lines): self {\n+  $x = f($y);"
+    assert defined_names(php, "src/Invoice.php") == ["Invoice", "create"]
     proto = "@@ -0,0 +1,2 @@\n+message Request {\n+  rpc Generate(Request) returns (Reply);"
     assert defined_names(proto, "api.proto") == ["Request", "Generate"]
     assert defined_names("@@ -0,0 +1 @@\n+def f(): pass", "notes.md") == []

@@ -34,6 +34,11 @@ def _modified(path: str, removed: list[str], added: list[str], header: str = "")
     ("web/src/api.ts", "export function fetchModels(url: string): Promise<Model[]> {",
      "export function fetchModels(url: string, retries = 2): Promise<Model[]> {",
      ("Promise<Model[]>", "Promise<Model[]>"), ("retries",), ()),
+    # Java writes the return type before the name, as C does, but without C's qualifiers and macros: compared
+    ("src/main/java/io/x/TokenCache.java", "    public V get(K key) {", "    public Optional<V> get(K key) {",
+     ("V", "Optional<V>"), (), ()),
+    ("src/main/java/io/x/TokenCache.java", "    public static <T> List<T> evict(List<T> xs) {",
+     "    public static <T> List<T> evict(List<T> xs, int keep) {", ("List<T>", "List<T>"), ("keep",), ()),
     # a class method; a type argument that changes is a new contract (`Promise<T>` -> `Promise<Result<T, E>>`)
     ("web/src/api/client.ts", "  async get<T>(path: string): Promise<T> {",
      "  async get<T>(path: string, signal?: AbortSignal): Promise<Result<T, HttpError>> {",
@@ -59,6 +64,7 @@ def test_a_rewritten_one_line_signature_gives_its_return_type_and_parameters(
     ("web/src/api/client.ts", "  private fetchOnce(url: string): Response {",
      "  private fetchOnce(url: string, signal: AbortSignal): Response {"),
     ("web/src/api/client.ts", "  #fetchOnce(url) {", "  #fetchOnce(url, signal) {"),
+    ("src/main/java/io/x/TokenCache.java", "    private void evict(int n) {", "    private void evict(int n, boolean all) {"),
     # a class's brackets hold no parameters
     ("web/src/pool.ts", "export class Pool extends mixin(Base) {", "export class Pool extends mixin(Base, Events) {"),
     # a more precise annotation of the same type is not a new contract

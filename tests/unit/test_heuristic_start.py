@@ -196,3 +196,24 @@ def test_a_class_with_changes_of_its_own_stays_beside_its_method() -> None:
     change = _method_change("    max_partial = 4")
     entries = start_reading(measure(PRContext(title="Share the budget", files=[change])))
     assert {"engine/core/scheduler.py::Scheduler", "engine/core/scheduler.py::Scheduler.schedule"} <= set(entries)
+
+
+def test_java_methods_are_named_with_their_class_and_a_closing_brace_is_no_change_of_it() -> None:
+    change = FileChange(path="src/main/java/io/x/TokenCache.java", additions=8, deletions=1, patch=(
+        "@@ -18,8 +18,15 @@ public final class TokenCache<K, V> {\n"
+        "     public void put(K key, V value) {\n"
+        "         if (entries.size() >= capacity) {\n"
+        "-            entries.clear();\n"
+        "+            evictOldest();\n"
+        "         }\n"
+        "         entries.put(key, value);\n"
+        "     }\n"
+        "+\n"
+        "+    private void evictOldest() {\n"
+        "+        K oldest = entries.keySet().iterator().next();\n"
+        "+        entries.remove(oldest);\n"
+        "+    }\n"
+        " }\n"))
+    entries = start_reading(measure(PRContext(title="Evict one entry", files=[change])))
+    assert entries == ["src/main/java/io/x/TokenCache.java::TokenCache.evictOldest",
+                       "src/main/java/io/x/TokenCache.java::TokenCache.put"], entries

@@ -294,6 +294,33 @@ _C = (
                r"\((?:\s*$|\s*(?:void\s*)?\)\s*(?:const\s*)?(?:\{.*)?$|\s*(?:const\s+)?[A-Za-z_][\w:<>,]*[\s*&]+[A-Za-z_][^;]*+$)"),
 )
 _PROTO = (re.compile(r"^\s*(?:message|service|rpc|enum)\s+(?P<name>[A-Za-z_]\w*)"),)
+# Java and C#: types, methods (a return type before the name) and constructors (an access modifier, then the
+# type's own capitalised name); a statement (`return f(`, `new X(`) is none
+_JAVA_MODIFIERS = (r"(?:(?:public|private|protected|internal|static|final|abstract|synchronized|native|default|virtual"
+                   r"|override|async|sealed|extern|unsafe|partial|readonly|strictfp|transient)\s+)*")
+_JAVA = (
+    re.compile(r"^\s*" + _JAVA_MODIFIERS
+               + r"(?:class|interface|enum|record|struct|@interface)\s+(?P<name>[A-Za-z_]\w*)"),
+    re.compile(r"^\s*" + _JAVA_MODIFIERS + r"(?:<[^()]+>\s+)?(?!(?:return|new|throw|else|case|await|yield|assert|goto"
+               r"|using|lock|if|for|foreach|while|switch|catch|var|val)\b)[A-Za-z_][\w.$]*(?:<[^()]*>)?(?:\[\])*\??\s+"
+               r"(?P<name>[A-Za-z_]\w*)\s*\("),
+    re.compile(r"^\s*(?:public|private|protected|internal)\s+(?P<name>[A-Z]\w*)\s*\("),
+)
+# Kotlin, Swift, Scala: a keyword before the name (`fun`, `func`, `def`; `class`, `struct`, `object`, ...)
+_KOTLIN_LIKE = (
+    re.compile(r"^\s*(?:(?:public|private|protected|internal|open|override|abstract|final|suspend|inline|operator|infix"
+               r"|tailrec|external|static|class|mutating|implicit|lazy|sealed)\s+)*(?:fun|func|def)\s+(?:<[^>]*>\s*)?"
+               r"(?:[\w.]+\.)?(?P<name>[A-Za-z_]\w*)\s*[(\[<]"),
+    re.compile(r"^\s*(?:(?:public|private|protected|internal|open|abstract|final|data|sealed|enum|inner|annotation"
+               r"|companion|value|case|implicit|indirect)\s+)*(?:class|interface|object|struct|protocol|actor|trait"
+               r"|extension)\s+(?P<name>[A-Za-z_]\w*)"),
+)
+# Ruby and PHP
+_RUBY = (re.compile(r"^\s*def\s+(?:self\.)?(?P<name>[A-Za-z_]\w*[?!=]?)"),
+         re.compile(r"^\s*(?:class|module)\s+(?P<name>[A-Z]\w*)"))
+_PHP = (re.compile(r"^\s*(?:(?:public|private|protected|static|final|abstract)\s+)*function\s+&?"
+                   r"(?P<name>[A-Za-z_]\w*)"),
+        re.compile(r"^\s*(?:(?:final|abstract|readonly)\s+)*(?:class|interface|trait|enum)\s+(?P<name>[A-Za-z_]\w*)"))
 # Build and CI code carries designs too (a cache keyed on its inputs, a stage others copy): shell
 # functions, Dockerfile stages, HCL (bake, Terraform) blocks, CMake and Make targets are definitions.
 # Not in _ALL: `name() {` or `FROM x AS y` would be false positives in other languages.
@@ -319,6 +346,10 @@ _PATTERNS_BY_EXT: Mapping[str, tuple[re.Pattern[str], ...]] = {
     **dict.fromkeys(("js", "jsx", "ts", "tsx", "mjs", "cjs"), _JS),
     **dict.fromkeys(("c", "cc", "cpp", "cxx", "h", "hh", "hpp", "cu", "cuh", "hip", "cl", "metal", "m", "mm"), _C),
     "proto": _PROTO,
+    **dict.fromkeys(("java", "cs"), _JAVA),
+    **dict.fromkeys(("kt", "kts", "swift", "scala"), _KOTLIN_LIKE),
+    "rb": _RUBY,
+    "php": _PHP,
     **dict.fromkeys(("sh", "bash", "zsh"), _SHELL),
     **dict.fromkeys(("hcl", "tf"), _HCL),
     "cmake": _CMAKE,
@@ -361,6 +392,11 @@ _CANDIDATES: Mapping[tuple[re.Pattern[str], ...], re.Pattern[str]] = {
     # the `(` would try each `(` of a long line against the rest of it
     _C: re.compile(r"^\+(?=[^\n;]*+$)[^\n]*?(?:\(|\b(?:class|struct|union|enum)\b)[^\n]*", re.MULTILINE),
     _PROTO: re.compile(r"^\+[ \t]*(?:message|service|rpc|enum)[ \t][^\n]*", re.MULTILINE),
+    _JAVA: re.compile(r"^\+[^\n]*(?:\(|\b(?:class|interface|enum|record|struct)\b)[^\n]*", re.MULTILINE),
+    _KOTLIN_LIKE: re.compile(r"^\+[^\n]*\b(?:fun|func|def|class|interface|object|struct|protocol|actor|trait"
+                             r"|extension)\b[^\n]*", re.MULTILINE),
+    _RUBY: re.compile(r"^\+[ \t]*(?:def|class|module)[ \t][^\n]*", re.MULTILINE),
+    _PHP: re.compile(r"^\+[^\n]*\b(?:function|class|interface|trait|enum)\b[^\n]*", re.MULTILINE),
     _SHELL: re.compile(r"^\+[^\n]*(?:\(\s*\)|\bfunction\b)[^\n]*", re.MULTILINE),
     _DOCKER: re.compile(r"^\+[ \t]*FROM[ \t][^\n]*", re.MULTILINE | re.IGNORECASE),
     _HCL: re.compile(r'^\+[ \t]*[a-z]+[ \t]+"[^\n]*', re.MULTILINE),

@@ -27,16 +27,15 @@ from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
 from .comment_text import comment_syntax, join_comment, whole_sentences
 from .docstrings import docstring_tail
-from .names import GO_RECEIVER, exported
+from .names import GO_RECEIVER, TYPE_LINE, exported
 
-_TYPE_LINE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+|export\s+|default\s+|abstract\s+|template\s*<[^>]*>\s*)*"
-                        r"(?:class|struct|trait|interface|enum|union|type\s+\w+\s+(?:struct|interface)|message|service)\b")
 # Decorators of jitted GPU functions; one whose name ends in "kernel" is what a launch starts at.
 _KERNEL_DECORATOR = re.compile(r"^@(?:triton\.(?:jit|autotune|heuristics)|(?:numba\.)?cuda\.jit|tilelang\.jit"
                                r"|(?:cute|tl|tilelang)\.kernel)\b")
 _GLOBAL = re.compile(r"\b__global__\b")
 _DOCSTRING_OPEN = re.compile(r"^\s*[rRbBuU]{0,2}(\"\"\"|''')")
 _CLOSING = re.compile(r"^\s*[)\]}]")
+_BRACKETS_ONLY = re.compile(r"^\s*[)\]}]+[;,]?\s*$")
 _DOC_SECTION = re.compile(r"^(?:Args|Arguments|Returns?|Raises|Yields|Parameters|Examples?|Attributes|Shape)\s*:?\s*$"
                           r"|^:(?:param|return|raises|type)\b|^-{3,}$|^>>>")
 # Comments that carry no words of the author: tool directives, licence headers, separators.
@@ -410,7 +409,7 @@ class _FileReader:
             return
         for f in self._enclosing(frame):
             f.definition.added += 1
-        if text:
+        if text and not _BRACKETS_ONLY.match(text):  # `}` closing a method is no code of the class around it
             frame.definition.added_code.append(text)
 
     def _open(self, name: str, text: str, line: int, new: bool, indent: int, from_header: bool) -> None:
@@ -424,7 +423,7 @@ class _FileReader:
         definition = self.found.get(qualname)
         if definition is None:
             definition = Definition(
-                path=self.path, name=name, qualname=qualname, line=line, new=new, is_type=bool(_TYPE_LINE.match(text)),
+                path=self.path, name=name, qualname=qualname, line=line, new=new, is_type=bool(TYPE_LINE.match(text)),
                 parent=self.stack[-1].definition.qualname if self.stack else "",
             )
             self.found[qualname] = definition

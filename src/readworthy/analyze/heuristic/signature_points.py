@@ -36,12 +36,19 @@ MAX_SIGNATURE_POINTS = 2
 SIGNATURE_FILES = 200  # the most important files are read for signatures: a 3,000-file PR stays fast
 SIGNATURE_LINES = 40  # a signature is read over at most this many lines
 _C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip)$")
+# `public static <T> Optional<T> find(`: what a Java or C# method returns, between its modifiers and its name
+_JAVA_RETURN = re.compile(r"\s*(?:(?:public|protected|internal|static|final|abstract|synchronized|native|default"
+                          r"|virtual|override|async|sealed|extern|unsafe|partial|new)\s+)*(?:<[^()]+>\s+)?"
+                          r"(?P<type>[A-Za-z_][\w.$]*(?:<[^()]*>)?(?:\[\])*\??)\s+[A-Za-z_]\w*\s*\(")
+# Java and C# write a parameter's type before its name and the return type before the method's, as C does
+_TYPE_FIRST = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|java|cs)$")
 _DEFINITION_WORDS = ("def ", "async def ", "fn ", "pub ", "func ", "function ", "export ")
 _JS_FAMILY = re.compile(r"\.(?:js|jsx|ts|tsx|mjs|cjs)$")
 # A JavaScript type line, `class Pool extends mixin(Base) {`: its brackets hold no parameters
 _JS_TYPE = re.compile(r"\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?(?:class|interface|enum)\b")
-# A member other code may not call: `private`, `protected` (TypeScript)
-_JS_HIDDEN = re.compile(r"\s*(?:(?:static|async|readonly|override|abstract)\s+)*(?:private|protected)\b")
+# A member other code may not call: `private`, `protected` (TypeScript, Java, C#)
+_HIDDEN_MEMBER = re.compile(r"\s*(?:(?:static|async|readonly|override|abstract|final|synchronized)\s+)*"
+                            r"(?:private|protected)\b")
 # Below the authors' own account of a change (a description or commit passage about the same function says
 # more than its signature), above a code comment.
 SIGNATURE_WEIGHT = 4.5
@@ -67,7 +74,7 @@ def _public(path: str, name: str, line: str) -> bool:
         return bool(re.match(r"\s*pub\b", line))
     if _C_FAMILY.search(path) and re.match(r"\s*(?:template\s*<[^>]*>\s*)?(?:inline\s+)?static\b", line):
         return False
-    if _JS_FAMILY.search(path) and _JS_HIDDEN.match(line):
+    if (_JS_FAMILY.search(path) or path.endswith((".java", ".cs"))) and _HIDDEN_MEMBER.match(line):
         return False
     return exported(path, name)
 
@@ -113,10 +120,13 @@ def _parameter_name(part: str, c_family: bool) -> str:
     return m.group("name")
 
 
-def _returns(path: str, tail: str) -> str:
-    """The return type written after the parameters (`tail`), or "" (C-family code writes it before the name,
-    where it is not compared)."""
-    if _C_FAMILY.search(path):
+def _returns(path: str, tail: str, line: str = "") -> str:
+    """The return type written after the parameters (`tail`); Java's and C#'s, before the name (`line`); or ""
+    (C-family code writes it before the name too, among qualifiers and macros that make it unreliable)."""
+    if path.endswith((".java", ".cs")):
+        m = _JAVA_RETURN.match(line)
+        return " ".join(m.group("type").split()) if m else ""
+    if _TYPE_FIRST.search(path):
         return ""
     pattern = _GO_RETURN if path.endswith(".go") else _TS_RETURN if path.endswith((".ts", ".tsx")) else _ARROW_RETURN
     m = pattern.match(tail)
@@ -218,7 +228,7 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], pa
     there: the parameters no hunk shows are missing on both sides alike."""
     found: dict[str, str] = {}
     counts: Counter[str] = Counter()
-    c_family = bool(_C_FAMILY.search(path))
+    c_family = bool(_TYPE_FIRST.search(path))
     js_family = bool(_JS_FAMILY.search(path))  # a method line starts with its name or a modifier
     python = path.endswith((".py", ".pyi", ".pyx"))
     comment = _trailing_comment(path)
@@ -267,7 +277,7 @@ def changed_signatures(change: FileChange) -> list[Signature]:
     patterns = patterns_for(change.path)
     if not change.patch or not patterns:
         return []
-    c_family = bool(_C_FAMILY.search(change.path))
+    c_family = bool(_TYPE_FIRST.search(change.path))
     outline = Enclosing(change.outline) if change.outline else None
     (old_side, old_counts), (new_side, new_counts) = (_signatures(change.patch, s, patterns, change.path, outline)
                                                       for s in "-+")
@@ -281,7 +291,7 @@ def changed_signatures(change: FileChange) -> list[Signature]:
         if old_parts is None or new_parts is None:
             continue
         (old_params, old_tail), (new_params, new_tail) = old_parts, new_parts
-        old_return, new_return = _returns(change.path, old_tail), _returns(change.path, new_tail)
+        old_return, new_return = _returns(change.path, old_tail, old), _returns(change.path, new_tail, new)
         # `_prompt` -> `prompt`: the same parameter, now used
         old_names, new_names = {p.lstrip("_") for p in old_params}, {p.lstrip("_") for p in new_params}
         added = tuple(p for p in new_params if p.lstrip("_") not in old_names)
