@@ -143,39 +143,45 @@ def test_defined_names_per_language() -> None:
     assert defined_names(go, "a.go") == ["Handle", "Config"]
     ts = "@@ -0,0 +1,3 @@\n+export function render(x: number) {\n+export const pick = (a) => a;\n+class Store {"
     assert defined_names(ts, "a.ts") == ["render", "pick", "Store"]
-    # class methods: with their parameters, return type and `{` on the line, or after a modifier
-    ts_class = ("@@ -0,0 +1,12 @@\n+  async get<T>(path: string, signal?: AbortSignal): Promise<Result<T, E>> {\n"
-                "+  constructor(readonly status: number) {\n+  static from(e: unknown): HttpError {\n"
-                "+  private async retry(\n+  handleClick = async (e: Event): Promise<void> => {\n"
-                # control statements, calls and callbacks are none
-                "+  if (res.ok) {\n+  for (const x of xs) {\n+  } catch (e) {\n+  doThing(\n"
-                "+  it(\"retries\", async () => {\n+  this.emit(x, () => {")
-    assert defined_names(ts_class, "a.ts") == ["get", "constructor", "from", "retry", "handleClick"]
     cuda = (
         "@@ -0,0 +1,8 @@\n+template <typename T>\n+__global__ void copy_kernel(const T* src, T* dst, int n) {\n"
         "+  return foo(x, y);\n+  DeviceGuard guard(stream);\n+static inline __device__ float silu_fast(float x) {\n"
         "+struct Strides {\n+torch::Tensor fused_op(torch::Tensor& a,\n+  if (x) {"
     )
     assert defined_names(cuda, "k.cu") == ["copy_kernel", "silu_fast", "Strides", "fused_op"]
-    java = ("@@ -0,0 +1,12 @@\n+public final class TokenCache<K, V> {\n+  public TokenCache(int capacity) {\n"
-            "+  public Optional<V> get(K key) {\n+  static <T> List<T> evict(List<T> xs, int n) {\n+  void reset() {\n"
-            "+  public record Entry(String key, long ttl) {}\n"
-            # statements are none
-            "+    return evict(xs, n);\n+    Foo foo = new Foo(x);\n+    if (x) {\n+    throw new IllegalStateException(x);\n"
-            "+    logger.info(x);\n+    } else if (y) {")
-    assert defined_names(java, "src/TokenCache.java") == ["TokenCache", "get", "evict", "reset", "Entry"]
-    kotlin = ("@@ -0,0 +1,5 @@\n+class Router(val policy: Policy) {\n+    suspend fun route(req: Request): Worker {\n"
-              "+        val w = pick(req)\n+    private fun <T> pick(xs: List<T>): T {\n+object Registry {")
-    assert defined_names(kotlin, "src/Router.kt") == ["Router", "route", "pick", "Registry"]
-    swift = "@@ -0,0 +1,3 @@\n+struct Cache {\n+    mutating func put(_ key: String, value: Int) {\n+        let x = f(y)"
-    assert defined_names(swift, "Sources/Cache.swift") == ["Cache", "put"]
-    ruby = "@@ -0,0 +1,3 @@\n+module Billing\n+  def self.charge(amount)\n+    do_thing(x)"
-    assert defined_names(ruby, "lib/billing.rb") == ["Billing", "charge"]
-    php = "@@ -0,0 +1,3 @@\n+final class Invoice {\n+    public static function create(array $lines): self {\n+  $x = f($y);"
-    assert defined_names(php, "src/Invoice.php") == ["Invoice", "create"]
     proto = "@@ -0,0 +1,2 @@\n+message Request {\n+  rpc Generate(Request) returns (Reply);"
     assert defined_names(proto, "api.proto") == ["Request", "Generate"]
     assert defined_names("@@ -0,0 +1 @@\n+def f(): pass", "notes.md") == []
+
+
+@pytest.mark.parametrize(("path", "added", "names"), [
+    # TypeScript class methods: parameters, return type and `{` on the line, or a modifier before the name;
+    # control statements, calls and callbacks are none
+    ("a.ts", ["  async get<T>(path: string, signal?: AbortSignal): Promise<Result<T, E>> {",
+              "  constructor(readonly status: number) {", "  static from(e: unknown): HttpError {",
+              "  private async retry(", "  handleClick = async (e: Event): Promise<void> => {",
+              "  if (res.ok) {", "  for (const x of xs) {", "  } catch (e) {", "  doThing(",
+              '  it("retries", async () => {', "  this.emit(x, () => {"],
+     ["get", "constructor", "from", "retry", "handleClick"]),
+    # Java: types, methods, a constructor (its name is the type's); statements are none
+    ("src/TokenCache.java", ["public final class TokenCache<K, V> {", "  public TokenCache(int capacity) {",
+                             "  public Optional<V> get(K key) {", "  static <T> List<T> evict(List<T> xs, int n) {",
+                             "  void reset() {", "  public record Entry(String key, long ttl) {}",
+                             "    return evict(xs, n);", "    Foo foo = new Foo(x);", "    if (x) {",
+                             "    throw new IllegalStateException(x);", "    logger.info(x);", "    } else if (y) {"],
+     ["TokenCache", "get", "evict", "reset", "Entry"]),
+    ("src/Router.kt", ["class Router(val policy: Policy) {", "    suspend fun route(req: Request): Worker {",
+                       "        val w = pick(req)", "    private fun <T> pick(xs: List<T>): T {", "object Registry {"],
+     ["Router", "route", "pick", "Registry"]),
+    ("Sources/Cache.swift", ["struct Cache {", "    mutating func put(_ key: String, value: Int) {",
+                             "        let x = f(y)"], ["Cache", "put"]),
+    ("lib/billing.rb", ["module Billing", "  def self.charge(amount)", "    do_thing(x)"], ["Billing", "charge"]),
+    ("src/Invoice.php", ["final class Invoice {", "    public static function create(array $lines): self {",
+                         "  $x = f($y);"], ["Invoice", "create"]),
+])
+def test_defined_names_in_class_based_languages(path: str, added: list[str], names: list[str]) -> None:
+    patch = f"@@ -0,0 +1,{len(added)} @@\n" + "\n".join("+" + line for line in added)
+    assert defined_names(patch, path) == names
 
 
 def test_build_and_ci_code_defines_names_too() -> None:
