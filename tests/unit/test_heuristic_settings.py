@@ -86,6 +86,14 @@ def test_a_pydantic_field_gives_its_default() -> None:
 +    swap_space: float = 4.0
      cache_dtype: str = "auto"
 """,
+    # a field of a new settings class: the class is what is new
+    """\
+@@ -8,0 +9,4 @@ import os
++@dataclass
++class CompilationConfig:
++    level: int = 0
++    \"\"\"The compilation level.\"\"\"
+""",
     # an attribute of a class that is not named for settings
     """\
 @@ -8,3 +8,4 @@ class Request:

@@ -123,8 +123,8 @@ SETTING_DOC_LINES = 8  # an attribute's docstring is read over at most this many
 
 
 def setting_points(sig: Signals, language: str) -> list[CodePoint]:
-    """The PR's new settings: an annotated field with a default added to a class named for settings (a
-    config dataclass, a pydantic model), with what its docstring or the comment above it says it is for. A
+    """The PR's new settings: an annotated field with a default added to an existing class named for settings
+    (a config dataclass, a pydantic model), with what its docstring or the comment above it says it is for. A
     field the diff also removes is moved or retyped, not new."""
     out: list[CodePoint] = []
     for facts in sig.ranked:
@@ -141,7 +141,9 @@ def setting_points(sig: Signals, language: str) -> list[CodePoint]:
                     or i not in in_class:  # `x: int = 0,` is a parameter
                 continue
             anchor = anchor_of(raw[1:], path, sig.centre)
-            if anchor is None or not anchor.definition.is_type or not _SETTINGS_CLASS.search(anchor.definition.name):
+            # a field of a new class is part of what the class is, told (if at all) as the class
+            if anchor is None or not anchor.definition.is_type or anchor.definition.new \
+                    or not _SETTINGS_CLASS.search(anchor.definition.name):
                 continue
             default = field.group("default")
             if (factory := _PYDANTIC_DEFAULT.match(default)) is not None:
