@@ -39,6 +39,11 @@ def _modified(path: str, removed: list[str], added: list[str], header: str = "")
      ("V", "Optional<V>"), (), ()),
     ("src/main/java/io/x/TokenCache.java", "    public static <T> List<T> evict(List<T> xs) {",
      "    public static <T> List<T> evict(List<T> xs, int keep) {", ("List<T>", "List<T>"), ("keep",), ()),
+    # Kotlin and Scala: modifiers before `fun`/`def`, the return type after the parameters, a body or `= expression`
+    ("router/src/Router.kt", "    suspend fun route(req: Request): Worker {",
+     "    suspend fun route(req: Request, deadline: Duration): Worker? {", ("Worker", "Worker?"), ("deadline",), ()),
+    ("core/Pool.scala", "  override def size(now: Long): Int = entries.size",
+     "  override def size(): Long = entries.size", ("Int", "Long"), (), ("now",)),
     # a class method; a type argument that changes is a new contract (`Promise<T>` -> `Promise<Result<T, E>>`)
     ("web/src/api/client.ts", "  async get<T>(path: string): Promise<T> {",
      "  async get<T>(path: string, signal?: AbortSignal): Promise<Result<T, HttpError>> {",
@@ -65,6 +70,8 @@ def test_a_rewritten_one_line_signature_gives_its_return_type_and_parameters(
      "  private fetchOnce(url: string, signal: AbortSignal): Response {"),
     ("web/src/api/client.ts", "  #fetchOnce(url) {", "  #fetchOnce(url, signal) {"),
     ("src/main/java/io/x/TokenCache.java", "    private void evict(int n) {", "    private void evict(int n, boolean all) {"),
+    ("router/src/Router.kt", "    private fun pick(xs: List<Worker>): Worker {",
+     "    private fun pick(xs: List<Worker>, seed: Long): Worker {"),
     # a class's brackets hold no parameters
     ("web/src/pool.ts", "export class Pool extends mixin(Base) {", "export class Pool extends mixin(Base, Events) {"),
     # a more precise annotation of the same type is not a new contract

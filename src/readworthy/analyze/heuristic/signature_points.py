@@ -20,7 +20,7 @@ from ...models import Decision, FileChange
 from ...pack.classify import definition_name, patterns_for
 from .code_points import CodePoint, anchor_of, file_label
 from .comment_text import comment_syntax
-from .names import GO_RECEIVER, exported
+from .names import GO_RECEIVER, TYPE_LINE, exported
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase
 
@@ -28,6 +28,8 @@ from .wording import code_names, fit, phrase
 # `T {` / `(T, error) {` (Go).
 _ARROW_RETURN = re.compile(r"^\s*->\s*(?P<type>.+?)\s*(?:\bwhere\b.*)?[:{]?\s*$")
 _TS_RETURN = re.compile(r"^\s*:\s*(?P<type>[^=]+?)\s*(?:=>\s*)?\{?\s*$")  # `=>`: an arrow function's
+# `: T {`, `: T = expression` (Kotlin, Scala)
+_BODY_RETURN = re.compile(r"^\s*:\s*(?P<type>[^={]+?)\s*(?:[={].*)?$")
 _GO_RETURN = re.compile(r"^\s*(?P<type>[^{}]*?)\s*\{?\s*$")
 # A parameter's name: after a Rust attribute (`#[allow(unused)]`), a star, `&`, `mut` or a spread.
 _PARAM_NAME = re.compile(r"^\s*(?:#\[[^\]]*\]\s*)*(?:\*{1,2}|&|mut\s+|\.\.\.)?(?P<name>[A-Za-z_]\w*)")
@@ -44,8 +46,6 @@ _JAVA_RETURN = re.compile(r"\s*(?:(?:public|protected|internal|static|final|abst
 _TYPE_FIRST = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|java|cs)$")
 _DEFINITION_WORDS = ("def ", "async def ", "fn ", "pub ", "func ", "function ", "export ")
 _JS_FAMILY = re.compile(r"\.(?:js|jsx|ts|tsx|mjs|cjs)$")
-# A JavaScript type line, `class Pool extends mixin(Base) {`: its brackets hold no parameters
-_JS_TYPE = re.compile(r"\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?(?:class|interface|enum)\b")
 # A member other code may not call: `private`, `protected` (TypeScript, Java, C#)
 _HIDDEN_MEMBER = re.compile(r"\s*(?:(?:static|async|readonly|override|abstract|final|synchronized)\s+)*"
                             r"(?:private|protected)\b")
@@ -74,7 +74,8 @@ def _public(path: str, name: str, line: str) -> bool:
         return bool(re.match(r"\s*pub\b", line))
     if _C_FAMILY.search(path) and re.match(r"\s*(?:template\s*<[^>]*>\s*)?(?:inline\s+)?static\b", line):
         return False
-    if (_JS_FAMILY.search(path) or path.endswith((".java", ".cs"))) and _HIDDEN_MEMBER.match(line):
+    if (_JS_FAMILY.search(path) or path.endswith((".java", ".cs", ".kt", ".kts", ".scala"))) \
+            and _HIDDEN_MEMBER.match(line):
         return False
     return exported(path, name)
 
@@ -128,7 +129,8 @@ def _returns(path: str, tail: str, line: str = "") -> str:
         return " ".join(m.group("type").split()) if m else ""
     if _TYPE_FIRST.search(path):
         return ""
-    pattern = _GO_RETURN if path.endswith(".go") else _TS_RETURN if path.endswith((".ts", ".tsx")) else _ARROW_RETURN
+    pattern = _GO_RETURN if path.endswith(".go") else _TS_RETURN if path.endswith((".ts", ".tsx")) \
+        else _BODY_RETURN if path.endswith((".kt", ".kts", ".scala")) else _ARROW_RETURN
     m = pattern.match(tail)
     return " ".join((m.group("type") or "").split()) if m else ""
 
@@ -230,6 +232,7 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], pa
     counts: Counter[str] = Counter()
     c_family = bool(_TYPE_FIRST.search(path))
     js_family = bool(_JS_FAMILY.search(path))  # a method line starts with its name or a modifier
+    modifiers_first = js_family or path.endswith((".kt", ".kts", ".scala"))  # `override suspend fun`, `private def`
     python = path.endswith((".py", ".pyi", ".pyx"))
     comment = _trailing_comment(path)
     current: _Open | None = None
@@ -257,8 +260,8 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], pa
                 current = None
             continue
         defined = definition_name(text, patterns)
-        if defined and (c_family or js_family or text.lstrip().startswith(_DEFINITION_WORDS)) \
-                and not (js_family and _JS_TYPE.match(text)):
+        if defined and (c_family or modifiers_first or text.lstrip().startswith(_DEFINITION_WORDS)) \
+                and not (modifiers_first and TYPE_LINE.match(text)):  # `class Pool extends mixin(Base) {`
             counts[defined] += 1
             depth = text.count("(") - text.count(")")
             if "(" not in text:
