@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from .enclosing import Enclosing
 from .hunk_header import parse_hunk_header
+from .indentation import indentation
 from .models import Digest, FileChange, FileStatus, Location, OutlineEntry, PRContext
 from .pack.classify import definition_name, patterns_for
 
@@ -57,11 +58,6 @@ class _File:
     touched: dict[str, int] = field(default_factory=dict)  # hunk-header name -> the hunk's first changed line
     changes: list[int] = field(default_factory=list)  # each hunk's first changed line, in file order
     enclosing: Enclosing | None = None  # the head file's outline (gather/outline.py), when gather read it
-
-
-def _indent(text: str) -> int:
-    expanded = text.expandtabs(4)
-    return len(expanded) - len(expanded.lstrip())
 
 
 def _new_side(patch: str) -> Iterator[tuple[int, str, str, str]]:
@@ -121,7 +117,7 @@ def _scan(change: FileChange, budget: list[int]) -> _File:
                 pending_touched = ""
         if not code.strip():
             continue
-        indent = _indent(code)
+        indent = indentation(code)
         # Close the definitions this line is not inside of (an Allman-style `{` opens the body instead).
         while open_defs and indent <= open_defs[-1].indent and not (
                 indent == open_defs[-1].indent and _OPENER.match(code)):

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..hunk_header import parse_hunk_header
+from ..indentation import indentation
 from ..models import FileChange, FileStatus, OutlineEntry
 from ..pack.classify import FileKind, classify_file
 
@@ -122,7 +123,7 @@ def python_outline(text: str) -> tuple[OutlineEntry, ...] | None:
         stripped = line.strip()
         statement = lines.at_statement
         if statement and stripped and not stripped.startswith("#"):
-            indent = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+            indent = indentation(line)
             while opened and opened[-1].indent >= indent:
                 close(opened.pop())
             m = _DEF.match(stripped)

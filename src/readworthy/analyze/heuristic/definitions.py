@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from ...enclosing import Enclosing
 from ...hunk_header import parse_hunk_header
+from ...indentation import indentation
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
 from .comment_text import comment_syntax, join_comment, whole_sentences
@@ -96,11 +97,6 @@ class _Frame:
     awaiting_docstring: bool
 
 
-def _indent(text: str) -> int:
-    expanded = text.expandtabs(4)
-    return len(expanded) - len(expanded.lstrip())
-
-
 def is_prose(text: str) -> bool:
     """A comment that says something in words (not commented-out code, a directive or a separator)."""
     words = re.findall(r"[A-Za-z]{3,}", text)
@@ -168,7 +164,7 @@ class _FileReader:
         if carried:
             self.stack = carried
         elif name:
-            self._open(name, header_context, line=0, new=False, indent=_indent(header_context), from_header=True)
+            self._open(name, header_context, line=0, new=False, indent=indentation(header_context), from_header=True)
             if tail:  # the hunk starts inside the docstring of the definition above it
                 head = unfinished if unfinished is not None and unfinished_owner == self.stack[-1].definition.qualname \
                     else []
@@ -223,7 +219,7 @@ class _FileReader:
             self._flush_note()
             self.pending_comment = []
             return
-        indent = _indent(text)
+        indent = indentation(text)
         comment = self._comment_words(text)
         if kind == "-":
             removed_name = definition_name(text, self.patterns) if comment is None else None
@@ -387,7 +383,7 @@ class _FileReader:
 
     def _continues_signature(self, frame: _Frame, text: str) -> bool:
         """Python: the lines of a signature spanning lines are neither its body nor new definitions."""
-        if _indent(text) <= frame.indent and not _CLOSING.match(text):
+        if indentation(text) <= frame.indent and not _CLOSING.match(text):
             frame.signature_depth = -1  # not a signature after all
             return False
         frame.signature_depth += _brackets(text)

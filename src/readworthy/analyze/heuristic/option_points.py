@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ...indentation import indentation
 from ...models import Decision
 from .code_points import CodePoint, anchor_of, standalone_anchor
 from .shapes import bracket_depth
@@ -171,12 +172,12 @@ def _class_body_lines(lines: list[str]) -> set[int]:
     for i, raw in enumerate(lines):
         if raw.startswith("@@"):
             context = raw.split("@@", 2)[-1][1:]
-            header = (_indentation(context), context.lstrip().startswith("class ")) if context.strip() else None
+            header = (indentation(context), context.lstrip().startswith("class ")) if context.strip() else None
             stack = []
             continue
         if raw.startswith("-") or not raw[1:].strip():
             continue
-        indent = _indentation(raw[1:])
+        indent = indentation(raw[1:])
         while stack and stack[-1][0] >= indent:
             stack.pop()
         held_by_class = stack[-1][1] if stack else bool(header and header[1] and header[0] < indent <= header[0] + 4)
@@ -184,11 +185,6 @@ def _class_body_lines(lines: list[str]) -> set[int]:
             out.add(i)
         stack.append((indent, raw[1:].lstrip().startswith("class ")))
     return out
-
-
-def _indentation(text: str) -> int:
-    expanded = text.expandtabs(4)
-    return len(expanded) - len(expanded.lstrip())
 
 
 def _field_doc(lines: list[str], at: int) -> str:

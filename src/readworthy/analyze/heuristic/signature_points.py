@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ...enclosing import Enclosing
 from ...hunk_header import parse_hunk_header
+from ...indentation import indentation
 from ...models import Decision, FileChange
 from ...pack.classify import definition_name, patterns_for
 from .code_points import CodePoint, anchor_of, file_label
@@ -202,7 +203,7 @@ def _started_above(raw: str, patterns: tuple[re.Pattern[str], ...], outline: Enc
     name = definition_name(context, patterns) if context.strip() else None
     depth = context.count("(") - context.count(")")  # parameters, not a body's `{`
     if name and depth > 0:
-        return _Open(name, context.strip(), depth, _indent(context))
+        return _Open(name, context.strip(), depth, indentation(context))
     entry = outline.innermost(header.new_start) if outline is not None else None
     if entry is not None and entry.kind == "function" and entry.first < header.new_start:
         # named with its class (as definitions.py names it): two classes' `forward` are two signatures
@@ -211,15 +212,10 @@ def _started_above(raw: str, patterns: tuple[re.Pattern[str], ...], outline: Enc
     return None
 
 
-def _indent(text: str) -> int:
-    expanded = text.expandtabs(4)
-    return len(expanded) - len(expanded.lstrip())
-
-
 def _closes_at(text: str, indent: int, python: bool) -> bool:
     """Whether `text` ends a signature whose first line is indented `indent`: its closing bracket starts a
     line at that indentation (a body is indented deeper), and in Python the line ends with `:`."""
-    return text.lstrip().startswith(")") and _indent(text) == indent and (not python or text.rstrip().endswith(":"))
+    return text.lstrip().startswith(")") and indentation(text) == indent and (not python or text.rstrip().endswith(":"))
 
 
 def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], path: str,
@@ -244,7 +240,7 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], pa
         if raw[:1] not in (" ", side) or raw.startswith(("---", "+++")):
             continue
         text = comment.sub("", raw[1:]) if comment else raw[1:]
-        if current is not None and current.indent >= 0 and text.strip() and _indent(text) <= current.indent \
+        if current is not None and current.indent >= 0 and text.strip() and indentation(text) <= current.indent \
                 and not text.lstrip().startswith(")"):
             current = None  # a line as shallow as the definition: its body ended above; the line is read afresh
         if current is not None:
