@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ...hunk_header import parse_hunk_header
 from ...indentation import indentation
 from ...models import Decision
+from .centre import RankedDefinition
 from .code_points import CodePoint, anchor_of, standalone_anchor
 from .shapes import bracket_depth
 from .signals import CODE_KINDS, Signals
@@ -46,9 +48,7 @@ def option_points(sig: Signals, language: str) -> list[CodePoint]:
                       "name": anchor.definition.qualname, "file": path.rsplit("/", 1)[-1], "help": words}
             title = phrase(language, "c_option_title_default" if default else "c_option_title", **values)
             explanation = phrase(language, "c_option_help" if words else "c_option", **values)
-            out.append(CodePoint(Decision(title=fit(title, 160), explanation=fit(explanation, 900),
-                                          references=list(dict.fromkeys([path, anchor.reference]))),
-                                 anchor, weight=6.0, kind="option"))
+            out.append(_knob(title, explanation, path, anchor, weight=6.0))
             if len(out) >= MAX_OPTION_POINTS:
                 return out
     return out
@@ -77,9 +77,7 @@ def environment_points(sig: Signals, language: str) -> list[CodePoint]:
                       "file": path.rsplit("/", 1)[-1]}
             title = phrase(language, "c_env_title_default" if default else "c_env_title", **values)
             explanation = phrase(language, "c_env" if anchor.definition.line else "c_env_module", **values)
-            out.append(CodePoint(Decision(title=fit(title, 160), explanation=fit(explanation, 900),
-                                          references=list(dict.fromkeys([path, anchor.reference]))),
-                                 anchor, weight=ENV_WEIGHT, kind="option"))
+            out.append(_knob(title, explanation, path, anchor, weight=ENV_WEIGHT))
             if len(out) >= MAX_OPTION_POINTS:
                 return out
     return out
@@ -89,6 +87,14 @@ ENV_WEIGHT = 3.0  # a setting read from outside: told when the authors' own word
 # `os.environ.get("NAME", "5")`, `os.getenv("NAME")`, `os.environ["NAME"]`, `std::env::var("NAME")`, `getenv("NAME")`
 _ENV_READ = re.compile(r"""(?:\benviron(?:\.get\(|\[)|\bgetenv\(|\benv::var\(|\bprocess\.env\[)\s*"""
                        r"""["'](?P<name>[A-Z][A-Z0-9_]{2,})["'](?:\s*,\s*(?P<default>[^,()]+?))?\s*[)\]]""")
+
+
+def _knob(title: str, explanation: str, path: str, anchor: RankedDefinition, weight: float) -> CodePoint:
+    """A point about a knob users set (an option, an environment variable, a setting), in the file and
+    definition that add it."""
+    return CodePoint(Decision(title=fit(title, 160), explanation=fit(explanation, 900),
+                              references=list(dict.fromkeys([path, anchor.reference]))),
+                     anchor, weight=weight, kind="option")
 
 
 def _added_calls(patch: str) -> Iterator[tuple[str, str]]:
@@ -154,9 +160,7 @@ def setting_points(sig: Signals, language: str) -> list[CodePoint]:
                       "name": anchor.definition.qualname, "file": path.rsplit("/", 1)[-1], "help": words}
             title = phrase(language, "c_setting_title_default" if default else "c_setting_title", **values)
             explanation = phrase(language, "c_setting_doc" if words else "c_setting", **values)
-            out.append(CodePoint(Decision(title=fit(title, 160), explanation=fit(explanation, 900),
-                                          references=list(dict.fromkeys([path, anchor.reference]))),
-                                 anchor, weight=6.0 if words else ENV_WEIGHT, kind="option"))
+            out.append(_knob(title, explanation, path, anchor, weight=6.0 if words else ENV_WEIGHT))
             if len(out) >= MAX_OPTION_POINTS:
                 return out
     return out
@@ -171,7 +175,8 @@ def _class_body_lines(lines: list[str]) -> set[int]:
     stack: list[tuple[int, bool]] = []  # (indentation, is a class line) of the lines that may hold the next
     for i, raw in enumerate(lines):
         if raw.startswith("@@"):
-            context = raw.split("@@", 2)[-1][1:]
+            hunk = parse_hunk_header(raw)
+            context = hunk.context if hunk is not None else ""
             header = (indentation(context), context.lstrip().startswith("class ")) if context.strip() else None
             stack = []
             continue
