@@ -19,7 +19,7 @@ from ...models import Decision, FileChange, FileStatus, PRContext
 from ...pack.classify import FileKind
 from .authors import brief, is_measurement
 from .definitions import file_definitions, is_prose
-from .shapes import bracket_depth
+from .shapes import bracket_depth, top_level_split
 from .signals import MECHANICAL_KINDS, Signals
 from .wording import code_names, fit, list_sep, phrase, then
 
@@ -253,18 +253,16 @@ def _param_values(args: str) -> list[str]:
     rest = args[m.end():] if m else ""
     if not rest.startswith(("[", "(")):
         return [re.split(r"[,)\s]", rest, maxsplit=1)[0]] if rest else []
-    values, part, depth = [], "", 0
-    for c in rest[1:]:
+    depth, end = 0, -1
+    for i, c in enumerate(rest):
         depth += (c in "([{") - (c in ")]}")
-        if depth < 0 or (c == "," and depth == 0):
-            if part.strip():
-                values.append(part.strip())
-            if depth < 0:
-                break
-            part = ""
-        else:
-            part += c
-    return values
+        if depth == 0:
+            end = i
+            break
+    parts = top_level_split(rest[1:end] if end >= 0 else rest[1:])
+    if end < 0:
+        parts = parts[:-1]  # cut off before its bracket closes: the last value is not whole
+    return [p.strip() for p in parts if p.strip()]
 
 
 _ASSIGNED = re.compile(r"^\s*(\w+)\s*=[^=]")

@@ -284,6 +284,17 @@ def bracket_depth(text: str) -> int:
     return sum((c in "([{") - (c in ")]}") for c in code)
 
 
+def top_level_split(text: str) -> list[str]:
+    """`text` split at the commas outside its brackets: `int, dict[str, int]` -> `int`, ` dict[str, int]`."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += (c in "([{") - (c in ")]}")
+        if c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
+
+
 _RAISE = re.compile(r"^(?:raise|throw)\s")
 CONDITION_LOOKBACK = 40  # removed lines searched above a raise for the `if` it sits under
 _IF = re.compile(r"^\s*(?:el)?if\b")

@@ -22,6 +22,7 @@ from ...pack.classify import definition_name, patterns_for
 from .code_points import CodePoint, anchor_of, file_label
 from .comment_text import comment_syntax
 from .names import GO_RECEIVER, TYPE_LINE, exported
+from .shapes import top_level_split
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase
 
@@ -158,19 +159,9 @@ def _spelled_alike(type_text: str) -> str:
                 break
         if end < 0:
             break
-        inner = " | ".join(part.strip() for part in _top_level_split(text[m.end():end]))
+        inner = " | ".join(part.strip() for part in top_level_split(text[m.end():end]))
         text = text[:m.start()] + inner + (" | None" if m.group(1) == "Optional" else "") + text[end + 1:]
     return "".join(text.split())
-
-
-def _top_level_split(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(text):
-        depth += (c in "[(") - (c in "])")
-        if c == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    return [*parts, text[start:]]
 
 
 def _trailing_comment(path: str) -> re.Pattern[str] | None:
