@@ -35,6 +35,7 @@ from .defaults import is_constant
 from .guide import design_points, headline_of, skip_points, start_reading
 from .readers import audience, discussion_summary, issue_findings, open_items, related
 from .signals import MECHANICAL_KINDS, Signals, measure
+from .sweeps import Sweep
 from .verdict_model import FITTED, GUARD_CONTEXT_LINES, RUBRIC_PRIOR, Estimate, Params, estimate
 from .wording import code_names, fit, list_sep, phrase
 
@@ -50,6 +51,9 @@ SHAPE_CONFIDENCE: Mapping[str, float] = {
     "empty": 0.99, "mechanical_only": 0.97, "bulk_data": 0.97, "version_only": 0.95, "version_exclusion": 0.95,
     "renames": 0.95, "moves": 0.95, "cosmetic": 0.95, "code_moves": 0.9, "repeated": 0.9, "revert": 0.9,
     "removal": 0.9, "docs_edit": 0.9, "data_only": 0.9, "name_renames": 0.9,
+    # a sweep may swap in a safer callee (`yaml.load` → `yaml.safe_load`): below CONFIDENT_SKIP, so the model
+    # still reads it when the quota allows
+    "call_sweep": 0.85,
 }
 RUBRIC_CONFIDENCE = 0.6  # a verdict set by a rubric rule the labelled diffs cannot measure
 CROSS_CUTTING_AREAS = 4
@@ -267,6 +271,8 @@ def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | Non
         names = list_sep(language).join(f"`{old}` → `{new}`" for old, new in sig.renamed_names)
         return "name_renames", {"names": names, "n": sum(1 for r in sig.ranked
                                                           if r.change.patch and r.kind not in MECHANICAL_KINDS)}
+    if sig.sweep:
+        return "call_sweep", _sweep_values(sig.sweep, language)
     if sig.cosmetic_only:
         return "cosmetic", {}
     if sig.data_files and sig.data_files == sig.kinds.get(FileKind.CONFIG) \
@@ -279,6 +285,12 @@ def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | Non
     if not sig.added_lines and sig.deleted_lines:  # deletes and adds nothing: the rubric's dead-code deletion
         return "removal", {"deleted": sig.deleted_lines}
     return None
+
+
+def _sweep_values(sweep: Sweep, language: str) -> dict[str, object]:
+    names = list_sep(language).join(f"`{old}` → `{new}`" for old, new in sweep.swaps)
+    home = phrase(language, "call_sweep_home", home=code_names([sweep.home], 1, language)) if sweep.home else ""
+    return {"names": names, "n": sweep.files, "home": home}
 
 
 # --------------------------------------------------------------------------- reason

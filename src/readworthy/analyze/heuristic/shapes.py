@@ -385,6 +385,11 @@ def code_lines(lines: Iterable[str]) -> list[str]:
     return [x for x in lines if x.strip() and not COMMENT_LINE.match(x)]
 
 
+def is_import_line(line: str) -> bool:
+    """An import, include or `use` line, or a line of a parenthesised import list."""
+    return bool(_IMPORT.match(line))
+
+
 def is_import_or_path_edit(added: list[str], removed: list[str]) -> bool:
     """Every changed line is an import, a module declaration or a line whose change is a path string:
     what a move leaves behind in the files that refer to the moved code."""

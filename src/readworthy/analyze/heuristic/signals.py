@@ -23,6 +23,7 @@ from .defaults import changed_defaults
 from .definitions import Definition, file_definitions
 from .line_conditions import code_parts
 from .renames import renamed_names
+from .sweeps import Sweep, call_site_sweep
 from .titles import is_bump_title, is_fix_title, is_revert
 
 # Kinds whose content is never read line by line.
@@ -119,6 +120,7 @@ class Signals:
     move_target: str = ""  # the directory most moves went into
     bulk_files: int = 0  # tiny added files counted as generated data
     data_files: int = 0  # data files whose changes are only values (tuned parameters, tables of numbers)
+    sweep: Sweep | None = None  # one callee swapped for another at many call sites, and nothing else
     renamed_names: tuple[tuple[str, str], ...] = ()  # (old, new): every changed line only swaps these names
     hidden_logic: tuple[str, ...] = ()  # a bump-titled PR: files whose changes are not version moves
     fail_fast: tuple[Located, ...] = ()  # new refusals of a configuration (validation, unsupported)
@@ -446,6 +448,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         bulk_files=len(bulk),
         data_files=data_files,
         renamed_names=renamed_names(c for c in ctx.files if kind_of[c.path] not in MECHANICAL_KINDS),
+        sweep=call_site_sweep(c for c in ctx.files if kind_of[c.path] not in MECHANICAL_KINDS),
         # "bump" is PR text: logic beside a pin is news only where a version really moved
         hidden_logic=tuple(hidden[:5]) if bump_title and version_files and version_files != substantive else (),
         fail_fast=tuple(_fail_fast(code_defs)[:5]),

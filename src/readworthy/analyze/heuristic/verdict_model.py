@@ -39,9 +39,11 @@ def features(sig: Signals) -> dict[str, float]:
     added = max(1, sig.added_lines)
     code_files = sum(n for k, n in sig.kinds.items() if k in CODE_KINDS)
     return {
-        # how much: added code, what is deleted, how many new definitions (log scale)
+        # how much: added code, what is deleted, added build, CI and configuration lines (a one-value retune
+        # and a reworked Dockerfile are both "build only"), how many new definitions (log scale)
         "code_lines": _log(sig.added_code_lines),
         "deleted_lines": _log(sig.deleted_lines),
+        "other_lines": _log(sig.added_other_lines),
         "new_definitions": _log(sig.new_definitions),
         # what share of the change is deletion
         "deletion_share": sig.deleted_lines / (sig.deleted_lines + added),

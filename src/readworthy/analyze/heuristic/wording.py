@@ -21,6 +21,9 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "version_only": "Only dependency or image versions move; nothing to learn from the diff.",
         "renames": "Only renames or moves ({n} file{s}) without content changes.",
         "name_renames": "Only renames {names}, in {n} file{s}; no other line changes.",
+        "call_sweep": "Only swaps {names} at the call sites of {n} file{s}{home}: one convention applied across call "
+                      "sites; no other line changes.",
+        "call_sweep_home": ", beside a few lines in {home} that define the new name",
         "moves": "Moves {n} file{s} into {target} and updates the imports; the moved code itself does not change.",
         "cosmetic": "Only comments, docstrings, blank lines or formatting change; no behaviour changes.",
         "code_moves": "Moves or reorders code: {share}% of the added lines were removed elsewhere in the PR or "
@@ -220,6 +223,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "version_only": "只调整了依赖或镜像版本，diff 中没有可学习的内容。",
         "renames": "只有重命名或移动（{n} 个文件），内容没有改动。",
         "name_renames": "只是把 {names} 改名（{n} 个文件），其他行都没有改动。",
+        "call_sweep": "只是在 {n} 个文件的调用处替换 {names}{home}：把同一个约定推广到各个调用处，其他行都没有改动。",
+        "call_sweep_home": "（另在 {home} 中用几行定义了新名字）",
         "moves": "把 {n} 个文件移到 {target} 下并更新了引用路径，被移动的代码本身没有改动。",
         "cosmetic": "只改动了注释、文档字符串、空行或格式，行为没有变化。",
         "code_moves": "搬移或重排代码：新增行中有 {share}% 是从别处删掉后搬来的或只是 `import` 语句，"
