@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from readworthy.analyze.heuristic import heuristic_digest
+from readworthy.locate import locate
 from readworthy.models import Coverage, Decision, FileChange, FileStatus, PRContext
 
 
@@ -47,7 +48,12 @@ def test_a_new_field_of_a_settings_class_is_told_with_its_default_and_docstring(
     first, second = _settings(digest.decisions)
     assert first.title == title
     assert said in first.explanation and "no longer blocks short ones behind it." in first.explanation
-    assert "engine/config/scheduler.py::SchedulerConfig" in first.references
+    # cited by the field itself, which the locator places on its line (not the class's first line)
+    field = "engine/config/scheduler.py::SchedulerConfig.max_num_partial_prefills"
+    assert field in first.references
+    ctx = PRContext(title="Concurrent partial prefills", files=[SCHEDULER_CONFIG])
+    [placed] = [loc for loc in locate(digest, ctx) if loc.ref == field]
+    assert (placed.path, placed.start) == ("engine/config/scheduler.py", 17)
     # the comment above a field says what it is for when no docstring does
     assert "`SchedulerConfig.long_prefill_token_threshold`" in second.title
     assert "at most one long prefill is partial at a time" in second.explanation

@@ -89,11 +89,12 @@ _ENV_READ = re.compile(r"""(?:\benviron(?:\.get\(|\[)|\bgetenv\(|\benv::var\(|\b
                        r"""["'](?P<name>[A-Z][A-Z0-9_]{2,})["'](?:\s*,\s*(?P<default>[^,()]+?))?\s*[)\]]""")
 
 
-def _knob(title: str, explanation: str, path: str, anchor: RankedDefinition, weight: float) -> CodePoint:
+def _knob(title: str, explanation: str, path: str, anchor: RankedDefinition, weight: float,
+          reference: str = "") -> CodePoint:
     """A point about a knob users set (an option, an environment variable, a setting), in the file and
-    definition that add it."""
+    the definition that adds it (`reference`: a narrower place inside it, a settings class's field)."""
     return CodePoint(Decision(title=fit(title, 160), explanation=fit(explanation, 900),
-                              references=list(dict.fromkeys([path, anchor.reference]))),
+                              references=list(dict.fromkeys([path, reference or anchor.reference]))),
                      anchor, weight=weight, kind="option")
 
 
@@ -160,7 +161,8 @@ def setting_points(sig: Signals, language: str) -> list[CodePoint]:
                       "name": anchor.definition.qualname, "file": path.rsplit("/", 1)[-1], "help": words}
             title = phrase(language, "c_setting_title_default" if default else "c_setting_title", **values)
             explanation = phrase(language, "c_setting_doc" if words else "c_setting", **values)
-            out.append(_knob(title, explanation, path, anchor, weight=6.0 if words else ENV_WEIGHT))
+            out.append(_knob(title, explanation, path, anchor, weight=6.0 if words else ENV_WEIGHT,
+                             reference=f"{anchor.reference}.{field.group('name')}"))  # the field's line
             if len(out) >= MAX_OPTION_POINTS:
                 return out
     return out
