@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..hunk_header import hunk_headers, parse_hunk_header
+from ..languages import C_LIKE, GO, JAVA_LIKE, JS_LIKE, KOTLIN_SCALA, PYTHON, RUST, SHELL, SWIFT, extension
 from ..models import FileChange, FileStatus
 
 
@@ -340,17 +341,17 @@ _CMAKE = (
 _MAKE = (re.compile(r"^(?P<name>[A-Za-z_][\w.-]*)\s*:(?![=:])"),)
 _ALL = _PY + _RUST + _GO + _JS + _C + _PROTO
 _PATTERNS_BY_EXT: Mapping[str, tuple[re.Pattern[str], ...]] = {
-    **dict.fromkeys(("py", "pyi", "pyx"), _PY),
-    "rs": _RUST,
-    "go": _GO,
-    **dict.fromkeys(("js", "jsx", "ts", "tsx", "mjs", "cjs"), _JS),
-    **dict.fromkeys(("c", "cc", "cpp", "cxx", "h", "hh", "hpp", "cu", "cuh", "hip", "cl", "metal", "m", "mm"), _C),
+    **dict.fromkeys(PYTHON, _PY),
+    **dict.fromkeys(RUST, _RUST),
+    **dict.fromkeys(GO, _GO),
+    **dict.fromkeys(JS_LIKE, _JS),
+    **dict.fromkeys(C_LIKE, _C),
     "proto": _PROTO,
-    **dict.fromkeys(("java", "cs"), _JAVA),
-    **dict.fromkeys(("kt", "kts", "swift", "scala"), _KOTLIN_LIKE),
+    **dict.fromkeys(JAVA_LIKE, _JAVA),
+    **dict.fromkeys(KOTLIN_SCALA | SWIFT, _KOTLIN_LIKE),
     "rb": _RUBY,
     "php": _PHP,
-    **dict.fromkeys(("sh", "bash", "zsh"), _SHELL),
+    **dict.fromkeys(SHELL, _SHELL),
     **dict.fromkeys(("hcl", "tf"), _HCL),
     "cmake": _CMAKE,
     "mk": _MAKE,
@@ -378,7 +379,7 @@ def patterns_for(path: str | None) -> tuple[re.Pattern[str], ...]:
             return patterns
     if "." not in name:
         return _ALL
-    return _PATTERNS_BY_EXT.get(name.rsplit(".", 1)[-1].lower(), ())
+    return _PATTERNS_BY_EXT.get(extension(name), ())
 
 
 # Added lines that could be definitions, found in one pass over the patch; the per-line patterns

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import re
 
-_HASH_EXT = frozenset({"py", "pyi", "pyx", "sh", "bash", "rb", "pl", "jl", "cmake", "yaml", "yml", "toml", "mk"})
-_SLASH_EXT = frozenset({"c", "cc", "cpp", "cxx", "h", "hh", "hpp", "cu", "cuh", "hip", "cl", "metal", "m", "mm", "rs",
-                        "go", "java", "kt", "scala", "js", "jsx", "ts", "tsx", "mjs", "cjs", "swift", "cs", "proto",
-                        "dart", "zig", "php"})
+from ...languages import HASH_COMMENTS, SLASH_COMMENTS, extension
+
 _RULE = re.compile(r"[-=*#~_\u2500-\u257f]{3,}")  # ASCII rules and box-drawing ones (`────`)
 
 
@@ -80,7 +78,6 @@ def whole_sentences(text: str, part: str) -> str:
 
 def comment_syntax(path: str) -> tuple[bool, bool]:
     """(whether `#` starts a comment, whether `//` and `/* */` do) in a file, by its name."""
-    base = path.rsplit("/", 1)[-1]
-    ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
+    base, ext = path.rsplit("/", 1)[-1], extension(path)
     docker = base.startswith(("Dockerfile", "Makefile")) or ext in ("dockerfile", "hcl", "tf")
-    return ext in _HASH_EXT or docker, ext in _SLASH_EXT or ext in ("hcl", "tf")
+    return ext in HASH_COMMENTS or docker, ext in SLASH_COMMENTS or ext in ("hcl", "tf")

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from ...enclosing import Enclosing
 from ...hunk_header import parse_hunk_header
 from ...indentation import indentation
+from ...languages import PYTHON, written_in
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
 from .comment_text import comment_syntax, join_comment, whole_sentences
@@ -115,7 +116,7 @@ class _FileReader:
         self.path = change.path
         self.patterns = patterns_for(change.path)
         self.hash_comments, self.slash_comments = comment_syntax(change.path)
-        self.python = change.path.lower().endswith((".py", ".pyi", ".pyx"))
+        self.python = written_in(change.path, PYTHON)
         # a decorator above a hunk is unseen: in a file of jitted kernels, `*_kernel` names are kernels
         self.gpu_file = "@triton.jit" in (change.patch or "") or "tl.program_id" in (change.patch or "")
         self.found: dict[str, Definition] = {}

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from ...languages import GO, written_in
+
 # a type's line in any language: its modifiers (`pub`, `export`, `public final`, `data`, `sealed` ...), then its kind
 TYPE_LINE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+|export\s+|default\s+|template\s*<[^>]*>\s*"
                        r"|(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data|inner"
@@ -19,6 +21,6 @@ GO_RECEIVER = re.compile(r"^func\s*\(\s*(?:\w+\s+)?\*?\s*(?P<type>[A-Za-z_]\w*)"
 def exported(path: str, name: str) -> bool:
     """Whether other code may use this name: Go exports exactly the names that start with a capital letter;
     elsewhere a leading `_` marks a name private."""
-    if path.endswith(".go"):
+    if written_in(path, GO):
         return name[:1].isupper()
     return not name.startswith("_")

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from ...hunk_header import parse_hunk_header
 from ...indentation import indentation
+from ...languages import PYTHON, written_in
 from ...models import Decision
 from .centre import RankedDefinition
 from .code_points import CodePoint, anchor_of, standalone_anchor
@@ -136,7 +137,7 @@ def setting_points(sig: Signals, language: str) -> list[CodePoint]:
     field the diff also removes is moved or retyped, not new."""
     out: list[CodePoint] = []
     for facts in sig.ranked:
-        if facts.kind not in CODE_KINDS or not facts.change.patch or not facts.change.path.endswith(".py"):
+        if facts.kind not in CODE_KINDS or not facts.change.patch or not written_in(facts.change.path, PYTHON):
             continue
         path = facts.change.path
         lines = facts.change.patch.split("\n")

@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
 
+from ...languages import HASH_COMMENTS, PYTHON, SLASH_COMMENTS, written_in
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
 from .docstrings import code_outside_docstrings, docstring_tail
@@ -35,9 +36,8 @@ _VERSION_LINE = re.compile(
     re.VERBOSE,
 )
 COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|;|/\*|\*)")
-# In C-family files `#` starts a preprocessor line, not a comment.
+# Where only `//` and `/* */` start a comment, `#` is code (C's preprocessor, a Rust attribute).
 _C_COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*)")
-_C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|cl|metal|m|mm|rs|go|java|kt|js|jsx|ts|tsx|swift|cs)$")
 # A guard: an assertion, a raise, or a check macro. Removing one changes what is allowed. A raise names the
 # error it makes (`raise ValueError(`, `throw new Error(`); `raise exc` or `throw lastErr;` passes on one
 # caught elsewhere, and removing it changes where a failure goes, not what is allowed.
@@ -189,7 +189,7 @@ def is_cosmetic(path: str, patch: str | None, added: list[str], removed: list[st
 
     hunks = re.split(r"^@@[^\n]*$", patch or "", flags=re.MULTILINE)
     if code(added) != code(removed):
-        return path.endswith((".py", ".pyi")) and all(map(_only_docstrings_differ, hunks))
+        return written_in(path, PYTHON) and all(map(_only_docstrings_differ, hunks))
     return all(code(plus) == code(minus) for plus, minus in map(diff_lines, hunks))
 
 
@@ -368,7 +368,8 @@ def assigned_from(added: Sequence[str], test: str) -> set[str]:
 
 def comment_pattern(path: str) -> re.Pattern[str]:
     """What starts a comment line in this file (in C-family files `#` is the preprocessor, not a comment)."""
-    return _C_COMMENT_LINE if _C_FAMILY.search(path) else COMMENT_LINE
+    slash_only = written_in(path, SLASH_COMMENTS) and not written_in(path, HASH_COMMENTS)
+    return _C_COMMENT_LINE if slash_only else COMMENT_LINE
 
 
 _CODE_NAME = re.compile(r"`([^`\n]+)`|\b([A-Za-z]\w*_\w*|\w*[a-z][A-Z]\w*|\w*[A-Z]{2}[a-z]\w*)\b")

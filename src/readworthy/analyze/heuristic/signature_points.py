@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ...enclosing import Enclosing
 from ...hunk_header import parse_hunk_header
 from ...indentation import indentation
+from ...languages import C_LIKE, GO, JAVA_LIKE, JS_LIKE, KOTLIN_SCALA, PYTHON, RUST, TYPESCRIPT, written_in
 from ...models import Decision, FileChange
 from ...pack.classify import definition_name, patterns_for
 from .code_points import CodePoint, anchor_of, file_label
@@ -39,15 +40,13 @@ _SELF = frozenset({"self", "cls", "this"})
 MAX_SIGNATURE_POINTS = 2
 SIGNATURE_FILES = 200  # the most important files are read for signatures: a 3,000-file PR stays fast
 SIGNATURE_LINES = 40  # a signature is read over at most this many lines
-_C_FAMILY = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip)$")
 # `public static <T> Optional<T> find(`: what a Java or C# method returns, between its modifiers and its name
 _JAVA_RETURN = re.compile(r"\s*(?:(?:public|protected|internal|static|final|abstract|synchronized|native|default"
                           r"|virtual|override|async|sealed|extern|unsafe|partial|new)\s+)*(?:<[^()]+>\s+)?"
                           r"(?P<type>[A-Za-z_][\w.$]*(?:<[^()]*>)?(?:\[\])*\??)\s+[A-Za-z_]\w*\s*\(")
 # Java and C# write a parameter's type before its name and the return type before the method's, as C does
-_TYPE_FIRST = re.compile(r"\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|hip|java|cs)$")
+_TYPE_FIRST = C_LIKE | JAVA_LIKE
 _DEFINITION_WORDS = ("def ", "async def ", "fn ", "pub ", "func ", "function ", "export ")
-_JS_FAMILY = re.compile(r"\.(?:js|jsx|ts|tsx|mjs|cjs)$")
 # A member other code may not call: `private`, `protected` (TypeScript, Java, C#)
 _HIDDEN_MEMBER = re.compile(r"\s*(?:(?:static|async|readonly|override|abstract|final|synchronized)\s+)*"
                             r"(?:private|protected)\b")
@@ -72,12 +71,11 @@ class Signature:
 def _public(path: str, name: str, line: str) -> bool:
     """Whether other code may call this definition: Rust says `pub`, C-family code keeps a `static` function
     to its file; elsewhere the name says (`exported`)."""
-    if path.endswith(".rs"):
+    if written_in(path, RUST):
         return bool(re.match(r"\s*pub\b", line))
-    if _C_FAMILY.search(path) and re.match(r"\s*(?:template\s*<[^>]*>\s*)?(?:inline\s+)?static\b", line):
+    if written_in(path, C_LIKE) and re.match(r"\s*(?:template\s*<[^>]*>\s*)?(?:inline\s+)?static\b", line):
         return False
-    if (_JS_FAMILY.search(path) or path.endswith((".java", ".cs", ".kt", ".kts", ".scala"))) \
-            and _HIDDEN_MEMBER.match(line):
+    if written_in(path, JS_LIKE, JAVA_LIKE, KOTLIN_SCALA) and _HIDDEN_MEMBER.match(line):
         return False
     return exported(path, name)
 
@@ -126,13 +124,13 @@ def _parameter_name(part: str, c_family: bool) -> str:
 def _returns(path: str, tail: str, line: str = "") -> str:
     """The return type written after the parameters (`tail`); Java's and C#'s, before the name (`line`); or ""
     (C-family code writes it before the name too, among qualifiers and macros that make it unreliable)."""
-    if path.endswith((".java", ".cs")):
+    if written_in(path, JAVA_LIKE):
         m = _JAVA_RETURN.match(line)
         return " ".join(m.group("type").split()) if m else ""
-    if _TYPE_FIRST.search(path):
+    if written_in(path, _TYPE_FIRST):
         return ""
-    pattern = _GO_RETURN if path.endswith(".go") else _TS_RETURN if path.endswith((".ts", ".tsx")) \
-        else _BODY_RETURN if path.endswith((".kt", ".kts", ".scala")) else _ARROW_RETURN
+    pattern = _GO_RETURN if written_in(path, GO) else _TS_RETURN if written_in(path, TYPESCRIPT) \
+        else _BODY_RETURN if written_in(path, KOTLIN_SCALA) else _ARROW_RETURN
     m = pattern.match(tail)
     return " ".join((m.group("type") or "").split()) if m else ""
 
@@ -217,10 +215,10 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], pa
     there: the parameters no hunk shows are missing on both sides alike."""
     found: dict[str, str] = {}
     counts: Counter[str] = Counter()
-    c_family = bool(_TYPE_FIRST.search(path))
-    js_family = bool(_JS_FAMILY.search(path))  # a method line starts with its name or a modifier
-    modifiers_first = js_family or path.endswith((".kt", ".kts", ".scala"))  # `override suspend fun`, `private def`
-    python = path.endswith((".py", ".pyi", ".pyx"))
+    c_family = written_in(path, _TYPE_FIRST)
+    js_family = written_in(path, JS_LIKE)  # a method line starts with its name or a modifier
+    modifiers_first = js_family or written_in(path, KOTLIN_SCALA)  # `override suspend fun`, `private def`
+    python = written_in(path, PYTHON)
     comment = _trailing_comment(path)
     current: _Open | None = None
     for raw in patch.split("\n"):
@@ -267,7 +265,7 @@ def changed_signatures(change: FileChange) -> list[Signature]:
     patterns = patterns_for(change.path)
     if not change.patch or not patterns:
         return []
-    c_family = bool(_TYPE_FIRST.search(change.path))
+    c_family = written_in(change.path, _TYPE_FIRST)
     outline = Enclosing(change.outline) if change.outline else None
     (old_side, old_counts), (new_side, new_counts) = (_signatures(change.patch, s, patterns, change.path, outline)
                                                       for s in "-+")
