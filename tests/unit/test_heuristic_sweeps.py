@@ -111,3 +111,4 @@ def test_a_rename_whose_definition_also_changes_what_it_does_is_no_sweep() -> No
         "     ):\n"))
     assert call_site_sweep(sites) is not None
     assert call_site_sweep([*sites, home]) is None
+

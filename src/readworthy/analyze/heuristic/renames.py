@@ -10,7 +10,7 @@ does not rename (`x > limit` → `x > budget` with `limit` still in use) is a re
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
@@ -85,24 +85,16 @@ def renamed_names(changes: Iterable[FileChange]) -> tuple[tuple[str, str], ...]:
         patterns = patterns_for(path)
         if change.previous_path:
             renamed |= _path_renames(change.previous_path, path)
-        removed: list[str] = []
-        added: list[str] = []
-        for line in [*(patch or "").split("\n"), " "]:  # a final context line closes the last run
-            if line.startswith("-") and not line.startswith("---"):
-                removed.append(line[1:])
-            elif line.startswith("+") and not line.startswith("+++"):
-                added.append(line[1:])
-            elif removed or added:
-                if len(removed) != len(added):
+        for removed, added in changed_runs(patch or ""):
+            if len(removed) != len(added):
+                return ()
+            for old, new in zip(removed, added, strict=True):
+                found = swapped_names(old, new, swaps, strings)
+                if found is None or len(swaps) > RENAME_MAX_NAMES:
                     return ()
-                for old, new in zip(removed, added, strict=True):
-                    found = _swapped(old, new, swaps, strings)
-                    if found is None or len(swaps) > RENAME_MAX_NAMES:
-                        return ()
-                    declared = definition_name(old, patterns) if found and patterns else None
-                    if declared in found:
-                        renamed.add((declared, swaps[declared]))
-                removed, added = [], []
+                declared = definition_name(old, patterns) if found and patterns else None
+                if declared in found:
+                    renamed.add((declared, swaps[declared]))
     if not swaps or any(pair not in renamed for pair in swaps.items()):
         return ()
     if any(_with_swaps(old, swaps) != new for old, new in strings):
@@ -110,10 +102,26 @@ def renamed_names(changes: Iterable[FileChange]) -> tuple[tuple[str, str], ...]:
     return tuple(swaps.items())
 
 
-def _swapped(old: str, new: str, swaps: dict[str, str], strings: list[tuple[str, str]]) -> list[str] | None:
+def changed_runs(patch: str) -> Iterator[tuple[list[str], list[str]]]:
+    """Each run of changed lines between two unchanged ones, as (removed, added) without their markers."""
+    removed: list[str] = []
+    added: list[str] = []
+    for line in [*patch.split("\n"), " "]:  # a final context line closes the last run
+        if line.startswith("-") and not line.startswith("---"):
+            removed.append(line[1:])
+        elif line.startswith("+") and not line.startswith("+++"):
+            added.append(line[1:])
+        elif removed or added:
+            yield removed, added
+            removed, added = [], []
+
+
+def swapped_names(old: str, new: str, swaps: dict[str, str], strings: list[tuple[str, str]],
+                  token: re.Pattern[str] = _TOKEN) -> list[str] | None:
     """The names swapped between `old` and `new` (each consistently with `swaps`, which it extends), or None
-    when the lines differ otherwise; string literals that differ go to `strings`, to be checked at the end."""
-    before, after = _TOKEN.findall(old), _TOKEN.findall(new)
+    when the lines differ otherwise; string literals that differ go to `strings`, to be checked at the end.
+    `token` splits a line: by default a dotted name is several tokens (`torch.float16` swaps `float16`)."""
+    before, after = token.findall(old), token.findall(new)
     if len(before) != len(after):
         return None
     names = []

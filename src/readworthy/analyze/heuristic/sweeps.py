@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
+from .renames import changed_runs, swapped_names
 from .shapes import is_import_line
 
 SWEEP_MIN_FILES = 3
@@ -29,7 +30,6 @@ SWEEP_MAX_SWAPS = 2
 HOME_MAX_LINES = 20
 # A whole dotted name is one token (`ast.literal_eval`), so is a quoted string; anything else is one character.
 _TOKEN = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|\S")
-_NAME = re.compile(r"[A-Za-z_][\w.]*")
 
 
 @dataclass(frozen=True)
@@ -53,12 +53,13 @@ def call_site_sweep(changes: Iterable[FileChange]) -> Sweep | None:
     tally = _Tally({}, [])
     others: list[FileChange] = []
     for change in changes:
-        sites = _swept_sites(change.patch or "", tally)
+        swaps, strings = dict(tally.swaps), list[tuple[str, str]]()  # kept only if the whole file is a sweep
+        sites = _swept_sites(change.patch or "", swaps, strings)
         if sites is None:
             others.append(change)
         elif sites:
-            tally.files += 1
-            tally.sites += sites
+            tally.swaps, tally.files, tally.sites = swaps, tally.files + 1, tally.sites + sites
+            tally.strings += strings
     if tally.files < SWEEP_MIN_FILES or not tally.swaps or len(others) > 1:
         return None
     if any(_with_swaps(old, tally.swaps) != new for old, new in tally.strings):
@@ -69,46 +70,22 @@ def call_site_sweep(changes: Iterable[FileChange]) -> Sweep | None:
     return Sweep(tuple(tally.swaps.items()), tally.files, tally.sites, home.path if home else "")
 
 
-def _swept_sites(patch: str, tally: _Tally) -> int | None:
-    """How many line pairs of this patch only swap names (recorded in `tally`), or None when a changed
-    line does anything else. Import lines and blank lines are set aside: the swap moves them."""
+def _swept_sites(patch: str, swaps: dict[str, str], strings: list[tuple[str, str]]) -> int | None:
+    """How many line pairs of this patch only swap names (recorded in `swaps`), or None when a changed
+    line does anything else (a line only reformatted too). Import lines and blank lines are set aside: the
+    swap moves them."""
     sites = 0
-    removed: list[str] = []
-    added: list[str] = []
-    for line in [*patch.split("\n"), " "]:  # a final context line closes the last run
-        if line.startswith("-") and not line.startswith("---"):
-            removed.append(line[1:])
-        elif line.startswith("+") and not line.startswith("+++"):
-            added.append(line[1:])
-        elif removed or added:
-            before = [x for x in removed if x.strip() and not is_import_line(x)]
-            after = [x for x in added if x.strip() and not is_import_line(x)]
-            if len(before) != len(after):
+    for removed, added in changed_runs(patch):
+        before = [x for x in removed if x.strip() and not is_import_line(x)]
+        after = [x for x in added if x.strip() and not is_import_line(x)]
+        if len(before) != len(after):
+            return None
+        for old, new in zip(before, after, strict=True):
+            if _TOKEN.findall(old) == _TOKEN.findall(new) or len(swaps) > SWEEP_MAX_SWAPS \
+                    or swapped_names(old, new, swaps, strings, _TOKEN) is None:
                 return None
-            for old, new in zip(before, after, strict=True):
-                if not _swap(old, new, tally):
-                    return None
-                sites += 1
-            removed, added = [], []
-    return sites
-
-
-def _swap(old: str, new: str, tally: _Tally) -> bool:
-    """Whether `new` is `old` with whole names swapped, consistently with the swaps seen so far."""
-    before, after = _TOKEN.findall(old), _TOKEN.findall(new)
-    if len(before) != len(after) or before == after:
-        return False
-    for a, b in zip(before, after, strict=True):
-        if a == b:
-            continue
-        if a[0] in "\"'" and b[0] == a[0]:
-            tally.strings.append((a, b))
-            continue
-        if not (_NAME.fullmatch(a) and _NAME.fullmatch(b)) or tally.swaps.setdefault(a, b) != b:
-            return False
-        if len(tally.swaps) > SWEEP_MAX_SWAPS:
-            return False
-    return True
+            sites += 1
+    return sites if len(swaps) <= SWEEP_MAX_SWAPS else None
 
 
 def _with_swaps(text: str, swaps: dict[str, str]) -> str:
