@@ -1,12 +1,12 @@
-"""What a definition's name and first line say beyond the name: who may use it, whether it is a type, and the
-type a Go method is declared on. Shared by definitions.py (qualified names, public definitions) and
-signature_points.py."""
+"""What a definition's name and first line say beyond the name: who may use it (`exported` by the name alone,
+`callable_elsewhere` by its line too), whether it is a type, and the type a Go method is declared on. Shared by
+definitions.py (qualified names, public definitions) and signature_points.py."""
 
 from __future__ import annotations
 
 import re
 
-from ...languages import GO, written_in
+from ...languages import C_LIKE, GO, JAVA_LIKE, JS_LIKE, KOTLIN_SCALA, RUST, written_in
 
 # a type's line in any language: its modifiers (`pub`, `export`, `public final`, `data`, `sealed` ...), then its kind
 TYPE_LINE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+|export\s+|default\s+|template\s*<[^>]*>\s*"
@@ -14,6 +14,10 @@ TYPE_LINE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+|export\s+|default\s+|templa
                        r"|value|case|readonly)\s+)*"
                        r"(?:class|struct|trait|interface|enum|union|type\s+\w+\s+(?:struct|interface)|message|service"
                        r"|record|object|protocol|actor|module)\b")
+# A member other code may not call: `private`, `protected` (TypeScript, Java, C#, Kotlin, Scala)
+_HIDDEN_MEMBER = re.compile(r"\s*(?:(?:static|async|readonly|override|abstract|final|synchronized)\s+)*"
+                            r"(?:private|protected)\b")
+_FILE_STATIC = re.compile(r"\s*(?:template\s*<[^>]*>\s*)?(?:inline\s+)?static\b")
 # `func (m *Mem[K, V]) Get(`: the type a Go method is declared on.
 GO_RECEIVER = re.compile(r"^func\s*\(\s*(?:\w+\s+)?\*?\s*(?P<type>[A-Za-z_]\w*)")
 
@@ -24,3 +28,16 @@ def exported(path: str, name: str) -> bool:
     if written_in(path, GO):
         return name[:1].isupper()
     return not name.startswith("_")
+
+
+def callable_elsewhere(path: str, name: str, line: str) -> bool:
+    """Whether other code may call the definition on `line` (a contract a signature change breaks): Rust says
+    `pub`, C-family code keeps a `static` function to its file, `private` and `protected` members are the
+    class's own; elsewhere the name says (`exported`)."""
+    if written_in(path, RUST):
+        return bool(re.match(r"\s*pub\b", line))
+    if written_in(path, C_LIKE) and _FILE_STATIC.match(line):
+        return False
+    if written_in(path, JS_LIKE, JAVA_LIKE, KOTLIN_SCALA) and _HIDDEN_MEMBER.match(line):
+        return False
+    return exported(path, name)

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from ...enclosing import Enclosing
 from ...hunk_header import parse_hunk_header
 from ...indentation import indentation
-from ...languages import C_LIKE, GO, JAVA_LIKE, JS_LIKE, KOTLIN_SCALA, PYTHON, RUST, TYPESCRIPT, written_in
+from ...languages import C_LIKE, GO, JAVA_LIKE, JS_LIKE, KOTLIN_SCALA, PYTHON, TYPESCRIPT, written_in
 from ...models import Decision, FileChange
 from ...pack.classify import definition_name, patterns_for
 from .code_points import CodePoint, anchor_of, file_label
 from .comment_text import comment_syntax
-from .names import GO_RECEIVER, TYPE_LINE, exported
+from .names import GO_RECEIVER, TYPE_LINE, callable_elsewhere
 from .shapes import top_level_split
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase
@@ -47,9 +47,6 @@ _JAVA_RETURN = re.compile(r"\s*(?:(?:public|protected|internal|static|final|abst
 # Java and C# write a parameter's type before its name and the return type before the method's, as C does
 _TYPE_FIRST = C_LIKE | JAVA_LIKE
 _DEFINITION_WORDS = ("def ", "async def ", "fn ", "pub ", "func ", "function ", "export ")
-# A member other code may not call: `private`, `protected` (TypeScript, Java, C#)
-_HIDDEN_MEMBER = re.compile(r"\s*(?:(?:static|async|readonly|override|abstract|final|synchronized)\s+)*"
-                            r"(?:private|protected)\b")
 # Below the authors' own account of a change (a description or commit passage about the same function says
 # more than its signature), above a code comment.
 SIGNATURE_WEIGHT = 4.5
@@ -67,17 +64,6 @@ class Signature:
     added_params: tuple[str, ...]
     removed_params: tuple[str, ...]
 
-
-def _public(path: str, name: str, line: str) -> bool:
-    """Whether other code may call this definition: Rust says `pub`, C-family code keeps a `static` function
-    to its file; elsewhere the name says (`exported`)."""
-    if written_in(path, RUST):
-        return bool(re.match(r"\s*pub\b", line))
-    if written_in(path, C_LIKE) and re.match(r"\s*(?:template\s*<[^>]*>\s*)?(?:inline\s+)?static\b", line):
-        return False
-    if written_in(path, JS_LIKE, JAVA_LIKE, KOTLIN_SCALA) and _HIDDEN_MEMBER.match(line):
-        return False
-    return exported(path, name)
 
 
 def _parts(line: str, c_family: bool = False) -> tuple[list[str], str] | None:
@@ -273,7 +259,7 @@ def changed_signatures(change: FileChange) -> list[Signature]:
     for name, new in new_side.items():
         old = old_side.get(name)
         if old is None or old == new or new_counts[name] > 1 or old_counts[name] > 1 \
-                or not _public(change.path, name.rsplit(".", 1)[-1], new):
+                or not callable_elsewhere(change.path, name.rsplit(".", 1)[-1], new):
             continue
         old_parts, new_parts = _parts(old, c_family), _parts(new, c_family)
         if old_parts is None or new_parts is None:
