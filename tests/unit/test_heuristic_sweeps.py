@@ -112,3 +112,9 @@ def test_a_rename_whose_definition_also_changes_what_it_does_is_no_sweep() -> No
     assert call_site_sweep(sites) is not None
     assert call_site_sweep([*sites, home]) is None
 
+
+
+def test_a_file_whose_patch_is_missing_may_hold_anything() -> None:
+    unread = FileChange(path="parsers/huge.py", status=FileStatus.MODIFIED, additions=900, deletions=40, patch=None)
+    assert call_site_sweep([*_SITES, unread]) is None
+    assert call_site_sweep([*_SITES, _home(), unread]) is None

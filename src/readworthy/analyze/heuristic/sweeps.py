@@ -54,9 +54,13 @@ def call_site_sweep(changes: Iterable[FileChange]) -> Sweep | None:
     others: list[FileChange] = []
     for change in changes:
         swaps, strings = dict(tally.swaps), list[tuple[str, str]]()  # kept only if the whole file is a sweep
-        sites = _swept_sites(change.patch or "", swaps, strings)
+        # a change whose patch GitHub left out may hold anything: it is never part of a sweep
+        unread = change.patch is None and bool(change.additions or change.deletions)
+        sites = None if unread else _swept_sites(change.patch or "", swaps, strings)
         if sites is None:
             others.append(change)
+            if len(others) > 1:
+                return None  # more than a sweep: a huge PR need not be read to the end
         elif sites:
             tally.swaps, tally.files, tally.sites = swaps, tally.files + 1, tally.sites + sites
             tally.strings += strings
