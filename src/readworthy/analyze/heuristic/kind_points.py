@@ -19,7 +19,7 @@ from ...models import Decision, FileChange, FileStatus, PRContext
 from ...pack.classify import FileKind
 from .authors import brief, is_measurement
 from .definitions import file_definitions, is_prose
-from .shapes import bracket_depth, top_level_split
+from .shapes import bracket_depth, closing_bracket, top_level_split
 from .signals import MECHANICAL_KINDS, Signals
 from .wording import code_names, fit, list_sep, phrase, then
 
@@ -253,12 +253,7 @@ def _param_values(args: str) -> list[str]:
     rest = args[m.end():] if m else ""
     if not rest.startswith(("[", "(")):
         return [re.split(r"[,)\s]", rest, maxsplit=1)[0]] if rest else []
-    depth, end = 0, -1
-    for i, c in enumerate(rest):
-        depth += (c in "([{") - (c in ")]}")
-        if depth == 0:
-            end = i
-            break
+    end = closing_bracket(rest, 0)
     parts = top_level_split(rest[1:end] if end >= 0 else rest[1:])
     if end < 0:
         parts = parts[:-1]  # cut off before its bracket closes: the last value is not whole

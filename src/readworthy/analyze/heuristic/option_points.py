@@ -121,7 +121,6 @@ def _help(statement: str) -> str:
     return "".join(a or b for a, b in _LITERAL.findall(found.group(1))).strip() if found else ""
 
 
-
 # A class named for settings (`SchedulerConfig`, `ServerSettings`, `TrainingArguments`, `SamplingParams`)
 _SETTINGS_CLASS = re.compile(r"(?:Config|Configuration|Settings|Options|Args|Arguments|Params|Parameters)$")
 # An annotated attribute with a default, in a class body: `max_num_seqs: int = 128`

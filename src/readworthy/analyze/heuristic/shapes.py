@@ -284,6 +284,18 @@ def bracket_depth(text: str) -> int:
     return sum((c in "([{") - (c in ")]}") for c in code)
 
 
+def closing_bracket(text: str, at: int, brackets: tuple[str, str] = ("([{", ")]}")) -> int:
+    """The index of the bracket that closes the one at `at` (counting only `brackets`: opening, closing), or -1
+    when `text` ends before it does."""
+    opening, closing = brackets
+    depth = 0
+    for i in range(at, len(text)):
+        depth += (text[i] in opening) - (text[i] in closing)
+        if depth == 0:
+            return i
+    return -1
+
+
 def top_level_split(text: str) -> list[str]:
     """`text` split at the commas outside its brackets: `int, dict[str, int]` -> `int`, ` dict[str, int]`."""
     parts, depth, start = [], 0, 0

@@ -402,6 +402,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     movable = [p for p in lines if kind_of[p] in _DEFINITION_KINDS or kind_of[p] is FileKind.DELETED]
     moved_code, code_total = shapes.moved_lines((x for p in movable for x in lines[p][0]),
                                                 (x for p in movable for x in lines[p][1]))
+    read = [c for c in ctx.files if kind_of[c.path] not in MECHANICAL_KINDS]  # the files read line by line
     text = "\n".join([ctx.title, *(c.message for c in ctx.commits[:1])])
     own_text = [ctx.body, *(c.message for c in ctx.commits[:20])]
     # a comment after a check (`if bad(x):  # path traversal`) is not what the check tests
@@ -447,8 +448,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         move_target=move_targets.most_common(1)[0][0] if move_targets else "",
         bulk_files=len(bulk),
         data_files=data_files,
-        renamed_names=renamed_names(c for c in ctx.files if kind_of[c.path] not in MECHANICAL_KINDS),
-        sweep=call_site_sweep(c for c in ctx.files if kind_of[c.path] not in MECHANICAL_KINDS),
+        renamed_names=renamed_names(read),
+        sweep=call_site_sweep(read),
         # "bump" is PR text: logic beside a pin is news only where a version really moved
         hidden_logic=tuple(hidden[:5]) if bump_title and version_files and version_files != substantive else (),
         fail_fast=tuple(_fail_fast(code_defs)[:5]),

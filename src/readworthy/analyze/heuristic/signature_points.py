@@ -23,7 +23,7 @@ from ...pack.classify import definition_name, patterns_for
 from .code_points import CodePoint, anchor_of, file_label
 from .comment_text import comment_syntax
 from .names import GO_RECEIVER, TYPE_LINE, callable_elsewhere
-from .shapes import top_level_split
+from .shapes import closing_bracket, top_level_split
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase
 
@@ -63,7 +63,6 @@ class Signature:
     new_return: str
     added_params: tuple[str, ...]
     removed_params: tuple[str, ...]
-
 
 
 def _parts(line: str, c_family: bool = False) -> tuple[list[str], str] | None:
@@ -135,12 +134,7 @@ def _spelled_alike(type_text: str) -> str:
     """One spelling of a Python annotation: `Optional[Dict[str, int]]` and `dict[str, int] | None` read alike."""
     text = _TYPING_ALIAS.sub(lambda m: m.group(1).lower() + "[", type_text)
     while m := _WRAPPER.search(text):
-        depth, end = 0, -1
-        for i in range(m.end() - 1, len(text)):
-            depth += (text[i] == "[") - (text[i] == "]")
-            if depth == 0:
-                end = i
-                break
+        end = closing_bracket(text, m.end() - 1, ("[", "]"))
         if end < 0:
             break
         inner = " | ".join(part.strip() for part in top_level_split(text[m.end():end]))
