@@ -249,6 +249,21 @@ def test_a_comment_that_moved_with_its_code_is_not_a_decision_of_this_pr() -> No
     assert any("Round up to whole KV blocks" in d.title + d.explanation for d in written.decisions)
 
 
+def test_a_docstring_the_pr_leaves_as_it_was_is_not_a_decision_of_this_pr() -> None:
+    doc = '        """Build the attention metadata for one scheduled batch of requests."""\n'
+    patch = ("@@ -40,5 +40,5 @@ class MetadataBuilder:\n     def build(self, batch):\n" + " " + doc
+             + "-        starts = [0]\n-        starts += cumsum(batch.lengths)\n"
+             + "+        starts = compute_start_locs(batch.lengths)\n+        return Metadata(starts)\n")
+    edited = FileChange(path="engine/attention/metadata.py", status=FileStatus.MODIFIED, additions=2, deletions=2,
+                        patch=patch)
+    digest = heuristic_digest(PRContext(title="Share start offsets", files=[edited]), Coverage(), "en")
+    assert not any("Build the attention metadata" in d.title + d.explanation for d in digest.decisions)
+    # the same docstring written by this PR is its author's account
+    written = edited.model_copy(update={"patch": patch.replace(" " + doc, "+" + doc), "additions": 3})
+    digest = heuristic_digest(PRContext(title="Share start offsets", files=[written]), Coverage(), "en")
+    assert any("Build the attention metadata" in d.title + d.explanation for d in digest.decisions)
+
+
 def test_a_kernel_entry_point_ranks_above_its_ptx_helpers() -> None:
     ctx = PRContext(title="[Kernel] Add paged decode kernel", files=[KERNEL])
     digest = heuristic_digest(ctx, Coverage(), "en")

@@ -79,6 +79,33 @@ def test_a_changed_default_is_named() -> None:
     assert "changes the default of `enable_chunked_prefill` (False → True)" in digest.reason
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    ("    def __init__(self, model: str, log_requests: bool = True) -> None:",
+     "    def __init__(self, model: str, log_requests: bool = False) -> None:"),
+    ("export function connect(url: string, log_requests = true) {", "export function connect(url: string, "
+                                                                       "log_requests = false) {"),
+    ("def connect(url, log_requests=True, retries=pick(1, 2)):", "def connect(url, log_requests=False, "
+                                                                  "retries=pick(1, 2)):"),
+])
+def test_a_default_changed_in_a_function_head_is_named(old: str, new: str) -> None:
+    digest = _digest("Quieter engine", [_file("engine/async_engine.py", [new], [old])])
+    assert "changes the default of `log_requests` (True → False)" in digest.reason.replace("true", "True") \
+        .replace("false", "False"), digest.reason
+    # a parameter renamed, or a function of another name, changes no default
+    other = _digest("Quieter engine", [_file("engine/async_engine.py", [new.replace("log_requests", "log_calls")],
+                                             [old])])
+    assert "default" not in other.reason
+
+
+def test_an_import_moved_beside_a_pin_is_not_logic() -> None:
+    digest = _digest("Bump pydantic to 2.9", [
+        _file("requirements/common.txt", ["pydantic >= 2.9, < 3.0"], ["pydantic >= 2.7, < 2.9"]),
+        _file("engine/entrypoints/protocol.py",
+              ["from pydantic import BaseModel, Field", "from pydantic.functional_validators import model_validator"],
+              ["from pydantic import BaseModel, Field, model_validator"])])
+    assert "changes logic" not in digest.reason, digest.reason
+
+
 def test_a_keyword_argument_in_a_call_is_not_a_default() -> None:
     digest = _digest("Tweak load", [_file("engine/ops/load.py", ["        other=0,"], ["        other=0.0,"])])
     assert "default" not in digest.reason
@@ -667,3 +694,34 @@ def test_a_fix_title_on_a_new_feature_buys_no_closer_read() -> None:
     fix = _file("engine/spec/drafter.py", ["        return self.tree.expand(tokens[-self.window:])"],
                 ["        return self.tree.expand(tokens)"])
     assert measure(PRContext(title="Fix slow speculative decoding", files=[fix, *tests])).fix
+
+
+def test_a_room_check_at_run_time_is_no_capability_flag() -> None:
+    def flags(line: str) -> tuple[str, ...]:
+        return measure(PRContext(title="x", files=[_file("engine/sched/scheduler.py", [line])])).capability_flags
+    assert flags("    def can_accept(self, num_tokens: int) -> bool:") == ()
+    assert flags("    def can_offload(self, blocks):") == ()
+    assert flags("    def can_use_cuda_graphs(self) -> bool:") == ("can_use_cuda_graphs",)
+    assert flags("    def can_implement(cls, config):") == ("can_implement",)
+    assert flags("    def supports_fp8(self) -> bool:") == ("supports_fp8",)
+    # a `can_x` of the object alone is a flag: a boolean field, a question taking nothing
+    assert flags("    can_graph: bool = True") == ("can_graph",)
+    assert flags("    def can_overlap(self) -> bool:") == ("can_overlap",)
+    assert flags("        can_overlap = lambda: self.method.overlaps") == ()
+
+
+def test_a_caller_uses_a_name_in_code_not_in_a_message_or_a_module_path() -> None:
+    base = _file("engine/offload/base.py", ["class Offloader:", "    def offload(self, blocks):", "        ..."],
+                 status=FileStatus.ADDED)
+    factory = _file("engine/offload/factory.py", [
+        "from engine.offload.base import Offloader", "def get(name):",
+        "    raise ValueError(f'Unknown offload backend {name}')"], status=FileStatus.ADDED)
+    caller = _file("engine/sched/scheduler.py", ["        handle = self.offloader.offload(blocks)"])
+    sig = measure(PRContext(title="Add offloading", files=[base, factory, caller]))
+    offload = next(r for r in sig.centre if r.definition.name == "offload")
+    assert offload.caller_files == ("engine/sched/scheduler.py",)
+    # a name alone in a string (a registry's class name, a dotted path) is still a reference
+    registry = _file("engine/registry.py", ['    "cpu": "engine.offload.base.Offloader",'])
+    sig = measure(PRContext(title="Add offloading", files=[base, registry]))
+    offloader = next(r for r in sig.centre if r.definition.name == "Offloader")
+    assert offloader.caller_files == ("engine/registry.py",)

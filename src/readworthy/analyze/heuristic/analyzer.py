@@ -61,7 +61,8 @@ SMALL_FIX_LINES = 10
 MOVED_MIN_LINES = 20  # code moves are judged on at least this many added lines
 MOVED_SHARE = 0.85  # this share of the added code was removed elsewhere (or is imports): code moved, not changed
 REMOVAL_SHARE = 0.9  # of the changed lines deleted: a removal
-NEW_PACKAGE_SHARE = 0.5  # most of the added code sits in brand-new directories
+NEW_PACKAGE_SHARE = 0.5  # most of the added code sits in brand-new directories (or brand-new files)
+NEW_MODULE_LINES = 50  # a new file with this much code is a module of its own, not a helper beside its callers
 GUARD_SHOWN_CHARS = 110  # a removed guard is quoted whole when it fits: its condition says what was checked
 DOC_SECTION_LINES = 20  # a new docs heading with this many added lines is a section that explains something
 # Findings about what the change does, named first in the reason (size and counts come after).
@@ -199,11 +200,17 @@ def _security(sig: Signals) -> bool:
 
 
 def _new_code_drop(sig: Signals) -> bool:
-    """Most of the added code is a new package of its own: the rubric's model drop, a skim of the shared
-    pieces it changes or, with none, of what it brings. Never a skip: the model's weight on the new-package
-    share, learned from drops big enough to be skims, would call a smaller one a confident skip, and a
-    confident skip is never sent to a model."""
-    return bool(sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE)
+    """Most of the added code is a new package of its own, or new modules in existing directories (a model
+    file beside the other models): the rubric's model drop, a skim of the shared pieces it changes or, with
+    none, of what it brings. Never a skip: the model's weight on the new-package share, learned from drops
+    big enough to be skims, would call a smaller one a confident skip, and a confident skip is never sent
+    to a model."""
+    return bool(sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE) or _new_modules(sig)
+
+
+def _new_modules(sig: Signals) -> bool:
+    """Most of the added code is in files the PR creates, and they hold a module's worth of it."""
+    return sig.new_file_share >= NEW_PACKAGE_SHARE and sig.new_file_code_lines >= NEW_MODULE_LINES
 
 
 def _new_test_technique(sig: Signals) -> bool:
@@ -339,16 +346,24 @@ def _shape_reason(sig: Signals, verdict: Verdict, language: str) -> str | None:
     changed = sig.added_lines + sig.deleted_lines
     if skip and changed and sig.deleted_lines >= REMOVAL_SHARE * changed and not sig.new_definitions:
         return phrase(language, "removal", deleted=sig.deleted_lines)
-    if not skip and sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE:
-        packages = code_names([p + "/" for p in sig.new_packages], 2, language)
-        share = round(sig.new_package_share * 100)
-        if not sig.shared_edits:
-            return phrase(language, "new_package_alone", packages=packages, share=share)
+    package = bool(sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE)
+    # new files among existing ones say less than a contract they add: that is named first (`_findings`)
+    contract = sig.fail_fast or sig.capability_flags or sig.implemented or sig.abstractions
+    if not skip and (package or _new_modules(sig) and not contract):
         names = [r.change.path.rsplit("/", 1)[-1] for r in sig.ranked]
-        # a file is named by its base name unless another changed file shares it
-        shared = code_names([p if names.count(p.rsplit("/", 1)[-1]) > 1 else p.rsplit("/", 1)[-1]
-                             for p in sig.shared_edits], 4, language)
-        return phrase(language, "new_package", packages=packages, share=share, shared=shared)
+
+        def label(path: str) -> str:  # a file is named by its base name unless another changed file shares it
+            return path if names.count(path.rsplit("/", 1)[-1]) > 1 else path.rsplit("/", 1)[-1]
+        if package:
+            key, share = "new_package", sig.new_package_share
+            values = {"packages": code_names([p + "/" for p in sig.new_packages], 2, language)}
+        else:
+            key, share = "new_modules", sig.new_file_share
+            values = {"files": code_names([label(p) for p in sig.new_code_files], 2, language)}
+        if not sig.shared_edits:
+            return phrase(language, key + "_alone", share=round(share * 100), **values)
+        shared = code_names([label(p) for p in sig.shared_edits], 4, language)
+        return phrase(language, key, share=round(share * 100), shared=shared, **values)
     if skip and sig.added_code_lines <= SMALL_FIX_LINES and not sig.new_definitions:
         lines = sig.added_code_lines + sig.deleted_code_lines - sig.deleted_test_lines
         if sig.added_test_lines:

@@ -395,7 +395,7 @@ def code_passages(anchors: Anchors, limit: int = 25,
         if d.dunder:  # `__init__` says nothing on its own: its class's docstring does
             continue
         bonus = anchors.rank_bonus(r)
-        if d.doc:
+        if d.doc and d.doc_added:  # a docstring the PR leaves as it was explains an older decision, not this one
             source = "docstring" if d.doc_kind == "docstring" else "comment"
             # an edited docstring: its first sentence names the thing, the edit says what changed
             text = d.doc if not d.doc_new or not is_prose(d.doc_new) else \

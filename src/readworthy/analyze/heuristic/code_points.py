@@ -34,7 +34,8 @@ from .shapes import COMMENT_LINE, assigned_from
 from .signals import CODE_KINDS, Signals
 from .wording import code_names, fit, phrase, then
 
-_GATE_NAME = re.compile(r"^_*(?:can_\w+|supports?_\w+|\w*_supported|is_supported\w*|\w*unsupported_reason\w*"
+_GATE_NAME = re.compile(r"^_*(?:can_(?:use|implement|run|support|handle)\w*|supports?_\w+|\w*_supported"
+                        r"|is_supported\w*|\w*unsupported_reason\w*"
                         r"|\w*_is_supported|should_use_\w+|use_\w+_if_\w+|validate\w*|check_\w*supported\w*)$",
                         re.IGNORECASE)
 _REFUSES = re.compile(r"^\s*(?:return\s+(?:False|false|None|\"|'|f\"|f')|raise\b|throw\b|bail!|return\s+Err)")

@@ -48,7 +48,54 @@ def changed_defaults(added: list[str], removed: list[str], patch: str | None = N
             name = (_setting_name(lhs) or _setting_above(patch, line) or "default") if "default" in lhs \
                 else _assigned_name(lhs)
             out.append((name, before.rstrip(","), after.rstrip(",")))
-    return out
+    return out + _parameter_defaults(added, removed)
+
+
+# A function head with its parameters on the same line: `def f(a, b=1):`, `fun f(a: Int = 1)`,
+# `export function f(a = 1) {`. (Parameters on lines of their own, `b: int = 1,`, are _DEFAULT's.)
+_SIGNATURE = re.compile(r"^\s*(?:(?:export|public|private|protected|internal|static|async|suspend|override|pub)\s+)*"
+                        r"(?:def|fun|function)\s+(?P<name>\w+)\s*(?:<[^>]*>)?\s*\((?P<rest>.*)$")
+_PARAMETER_DEFAULT = re.compile(r"^\*{0,2}(?P<name>[A-Za-z_]\w*)\s*(?::[^=]+)?=\s*(?P<value>.+)$")
+
+
+def _parameter_defaults(added: list[str], removed: list[str]) -> list[tuple[str, str, str]]:
+    """(parameter, old, new) for a parameter whose literal default changes in a function head kept on one
+    line (`def __init__(self, log_requests: bool = True)` -> `= False`): every caller that leaves it out now
+    gets the new value."""
+    def defaults(lines: list[str]) -> dict[tuple[str, str], str]:
+        out: dict[tuple[str, str], str] = {}
+        for line in lines:
+            m = _SIGNATURE.match(line) if "(" in line and "=" in line else None
+            if m is None or COMMENT_LINE.match(line):
+                continue
+            for parameter in _parameters(m.group("rest")):
+                if p := _PARAMETER_DEFAULT.match(parameter):
+                    out.setdefault((m.group("name"), p.group("name")), p.group("value").strip())
+        return out
+
+    old = defaults(removed)
+    return [(parameter, old[key], value) for key, value in defaults(added).items()
+            if (parameter := key[1]) and key in old and old[key] != value and _literal(old[key]) and _literal(value)]
+
+
+def _parameters(text: str) -> list[str]:
+    """The parameters before the bracket that closes the list `text` starts inside, each stripped."""
+    out, depth, quote, start = [], 0, "", 0
+    for i, c in enumerate(text):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}" and depth:
+            depth -= 1
+        elif c in ",)" and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+            if c == ")":
+                return [x for x in out if x]
+    return [x for x in out if x]  # the list goes on past this line: a piece not yet ended is left out
 
 
 def is_constant(name: str) -> bool:

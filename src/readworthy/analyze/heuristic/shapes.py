@@ -164,10 +164,12 @@ def only_versions_moved(added: list[str], removed: list[str]) -> bool:
 
 
 def logic_lines(added: list[str], removed: list[str]) -> int:
-    """Changed lines that are neither comments, blank, version specifiers, nor an old line whose only change
-    is a version, tag or hash inside it (`image: "repo/img:1.2"` -> `...:1.3` is a version move, not logic)."""
+    """Changed lines that are neither comments, blank, version specifiers, imports (a name that moved between
+    modules is found elsewhere, not computed differently), nor an old line whose only change is a version,
+    tag or hash inside it (`image: "repo/img:1.2"` -> `...:1.3` is a version move, not logic)."""
     def meaningful(lines: list[str]) -> list[str]:
-        return [x for x in lines if x.strip() and not COMMENT_LINE.match(x) and not _VERSION_LINE.match(x)]
+        return [x for x in lines if x.strip() and not COMMENT_LINE.match(x) and not _VERSION_LINE.match(x)
+                and not _IMPORT.match(x)]
 
     plus, minus = meaningful(added), meaningful(removed)
     same_shape = Counter(_version_shape(x) for x in plus) & Counter(_version_shape(x) for x in minus)

@@ -30,13 +30,19 @@ from .titles import is_bump_title, is_fix_title, is_revert
 MECHANICAL_KINDS = frozenset({FileKind.GENERATED, FileKind.LOCK, FileKind.VENDORED, FileKind.BINARY})
 CODE_KINDS = frozenset({FileKind.SOURCE, FileKind.KERNEL})
 _DEFINITION_KINDS = CODE_KINDS | {FileKind.BUILD, FileKind.TEST}
-# A capability flag being *declared* (def/fn/attribute/assignment), not merely called.
+# A capability flag being *declared* (def/fn/attribute/assignment), not merely called. `can_*` declares one
+# about what code can use or run (`can_implement`, `can_use_cudagraph`) or as a flag of its own (`can_graph:
+# bool`); `can_accept(n)` and `can_allocate(blocks)` ask about room at run time, not what is supported.
 # A name with "capability" in it is a declaration only as a function (`def get_min_capability`): a variable
 # called `capability` holds one, it declares nothing.
 _CAPABILITY = re.compile(
     r"(?:\b(?:def|fn)\s+|^\s*(?:self\.)?)(supports?_\w+|\w+_supported|is_\w+_(?:available|enabled|supported)"
     r"|has_\w+_support|can_\w+)\s*(?:\(|:|=(?!=)|->)|\b(?:def|fn)\s+(\w*capabilit\w*)\s*\("
 )
+_CAN_CAPABILITY = re.compile(r"can_(?:use|implement|run|support|handle)\w*")
+# any other `can_x` is a flag only as a boolean field or a question about the object alone: `can_x: bool`,
+# `def can_x(self)`
+_CAN_FLAG = re.compile(r"\bcan_\w+\s*:\s*bool\b|\b(?:def|fn)\s+can_\w+\s*\(\s*(?:&?\s*(?:self|cls))?\s*\)")
 _ABSTRACTION = re.compile(
     r"^\s*(?:class\s+\w+\s*\([^)]*\b(?:ABC|Protocol|Generic|ABCMeta)\b|@(?:abc\.)?abstractmethod"
     r"|(?:pub(?:\([^)]*\))?\s+)?trait\s+\w+|type\s+\w+\s+interface\b|(?:export\s+)?interface\s+\w+"
@@ -136,6 +142,8 @@ class Signals:
     added_code_total: int = 0  # added non-blank, non-comment lines of code, tests and build files
     new_tests: int = 0  # new test functions
     new_file_code_lines: int = 0  # added lines of code in files the PR creates (not edits)
+    new_file_share: float = 0.0  # their share of the added code lines
+    new_code_files: tuple[str, ...] = ()  # the code files the PR creates, the largest first
     why_comments: int = 0  # added comment lines in code that say why (because, otherwise, to avoid ...)
     test_techniques: int = 0  # added test lines that set up a technique: a fixture, a parametrisation, an oracle
     parametrised_fixtures: int = 0  # new fixtures that run each test taking them once per value (`params=`)
@@ -270,10 +278,31 @@ def _refusal_words(code: Sequence[str], at: int) -> str:
     return words or "".join(code[at].split("(", 1)[-1].split())
 
 
+def _declares_flag(name: str, line: str) -> bool:
+    return not name.startswith("can_") or bool(_CAN_CAPABILITY.fullmatch(name) or _CAN_FLAG.search(line))
+
+
 def _as_code(path: str, added: list[str]) -> list[str]:
-    """A file's added lines as code uses names: a comment line keeps only the names it writes as code."""
+    """A file's added lines as code uses names: a comment line keeps only the names it writes as code, a
+    string keeps its text only when it has no blank (`"StellarForCausalLM"` in a registry refers to the
+    class, and so does `"pkg.mod.Class"`; the words of "Unknown offload backend" name nothing), and an
+    import keeps the names it imports, not the modules it walks through (`from engine.offload.base import
+    KVOffloader` uses no `offload`)."""
     comment = shapes.comment_pattern(path)
-    return [shapes.code_names_in(x) if comment.match(x) else x for x in added]
+    return [shapes.code_names_in(x) if comment.match(x) else _imported_names(_STRING.sub(_unless_name, x))
+            for x in added]
+
+
+_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
+
+
+def _unless_name(m: re.Match[str]) -> str:
+    return '""' if any(c.isspace() for c in m.group(0)) else m.group(0)
+_FROM_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\b")
+
+
+def _imported_names(line: str) -> str:
+    return _FROM_IMPORT.sub("", line) if "import" in line else line
 
 
 def _edits_existing(centre: list[RankedDefinition], rewritten_code_lines: int) -> int:
@@ -363,7 +392,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             for line in plus:
                 # cheap substring tests first: these regexes run on every added line of a huge PR
                 if any(w in line for w in _CAPABILITY_WORDS) and (m := _CAPABILITY.search(line)) \
-                        and not shapes.COMMENT_LINE.match(line) and not _READ_BACK.match(line, m.end()):
+                        and not shapes.COMMENT_LINE.match(line) and not _READ_BACK.match(line, m.end()) \
+                        and _declares_flag(m.group(1) or "", line):
                     capability.setdefault(m.group(1) or m.group(2), change.path)
                 if any(w in line for w in _ABSTRACTION_WORDS) and _ABSTRACTION.match(line):
                     abstractions.setdefault(change.path, []).append(line)
@@ -397,6 +427,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
                   if kind_of[p] not in MECHANICAL_KINDS and kind_of[p] is not FileKind.DOCS}
     centre = rank_definitions(code_defs, test_defs, code_lines, test_paths)
     packages, package_share = _new_packages(ctx.files, kind_of)
+    created_code = [c for c in ctx.files if kind_of[c.path] in CODE_KINDS and c.status is FileStatus.ADDED]
+    code_added = sum(c.additions for c in ctx.files if kind_of[c.path] in CODE_KINDS)
     shared_flags, shared_abstractions = _shared(capability, abstractions, ctx.files, centre,
                                                 {p: plus for p, (plus, _) in lines.items()})
     movable = [p for p in lines if kind_of[p] in _DEFINITION_KINDS or kind_of[p] is FileKind.DELETED]
@@ -466,8 +498,9 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         moved_code_lines=moved_code,
         added_code_total=code_total,
         module_docs=tuple(module_docs),
-        new_file_code_lines=sum(c.additions for c in ctx.files if kind_of[c.path] in CODE_KINDS
-                                and c.status is FileStatus.ADDED),
+        new_file_code_lines=sum(c.additions for c in created_code),
+        new_file_share=sum(c.additions for c in created_code) / code_added if code_added else 0.0,
+        new_code_files=tuple(c.path for c in sorted(created_code, key=lambda c: -c.additions))[:8],
         new_tests=sum(1 for t in test_defs if t.new and t.name.lower().startswith("test")),
         why_comments=why,
         test_techniques=techniques,

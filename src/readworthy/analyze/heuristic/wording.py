@@ -58,6 +58,10 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
                        "it changes: {shared}.",
         "new_package_alone": "Adds the new, self-contained package {packages} ({share}% of the added code): skim "
                              "its entry points, no need to read it line by line.",
+        "new_modules": "Most of the added code ({share}%) is in new files ({files}); read the shared files it "
+                       "changes: {shared}.",
+        "new_modules_alone": "Most of the added code ({share}%) is in the new files {files}: skim their entry "
+                             "points, no need to read them line by line.",
         # findings for code changes, joined into one sentence
         "deep": "It {findings}.",
         "skim": "It {findings}; nothing here suggests a wider design change.",
@@ -248,6 +252,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "tiny_fix_tests": "只改了 {lines} 行代码，没有新定义（另有 {tests} 行测试），看标题就知道改了什么。",
         "new_package": "新增代码的 {share}% 是新包 {packages}；只需看它改动的共享文件：{shared}。",
         "new_package_alone": "新增了独立的 {packages} 包（占新增代码的 {share}%）：浏览一下入口即可，不必逐行阅读。",
+        "new_modules": "新增代码的 {share}% 在新文件（{files}）中；只需看它改动的共享文件：{shared}。",
+        "new_modules_alone": "新增代码的 {share}% 在新文件 {files} 中：浏览一下入口即可，不必逐行阅读。",
         "fragment_not_skip": "{n} 个文件（{files}）的补丁不完整，所以不判为可以跳过：请阅读完整的 diff。"
                              "仅就已看到的部分而言：{reason}",
         "fragment": "{n} 个文件（{files}）的补丁不完整，以下判断只基于片段。{reason}",
