@@ -121,3 +121,26 @@ def test_an_english_docstring_is_quoted_under_a_chinese_title() -> None:
     assert point.explanation.startswith("原文：“Per-request stop-string search state, built once in __init__”"), \
         point.explanation
     assert en.title == "Per-request stop-string search state, built once in __init__"
+
+
+_QUOTE_THEN_CHINESE = re.compile(r"”[\u4e00-\u9fff]")
+
+
+def test_a_sentence_after_a_quote_starts_after_a_full_stop() -> None:
+    code = ("@@ -0,0 +1,4 @@\n+class StopStringMatcher:\n"
+            '+    """Per-request stop-string search state, built once in __init__"""\n'
+            "+    def check(self, text: str) -> bool:\n+        return any(s in text for s in self.stops)\n")
+    test = "@@ -0,0 +1,2 @@\n+def test_stop_strings():\n+    assert StopStringMatcher().check('x')\n"
+    ctx = PRContext(title="Match stop strings per request", files=[
+        FileChange(path="engine/stop.py", status=FileStatus.ADDED, additions=4, patch=code),
+        FileChange(path="tests/test_stop.py", status=FileStatus.ADDED, additions=2, patch=test)])
+    point = next(d for d in heuristic_digest(ctx, Coverage(), "zh-CN").decisions if "StopStringMatcher" in d.title)
+    assert "由 `test_stop_strings` 覆盖测试" in point.explanation, point.explanation
+    assert not _QUOTE_THEN_CHINESE.search(point.explanation), point.explanation
+
+
+@pytest.mark.vllm_fixtures
+def test_no_real_pr_runs_a_chinese_sentence_on_from_a_quote(vllm_fixture_sets: list[Path]) -> None:
+    for number, ctx in fixture_contexts(vllm_fixture_sets):
+        for d in heuristic_digest(ctx, Coverage(), "zh-CN").decisions:
+            assert not _QUOTE_THEN_CHINESE.search(d.explanation), (number, d.explanation)

@@ -49,7 +49,7 @@ from .kind_points import kind_points, new_tests
 from .option_points import environment_points, option_points, setting_points
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 from .signature_points import signature_points
-from .wording import fit, phrase
+from .wording import fit, phrase, then
 
 MAX_POINTS = 4
 MIN_WEIGHT = 5.0  # below this a passage is too generic to be a design point
@@ -171,7 +171,10 @@ def decision_of(p: Passage, paths: Sequence[str], language: str, facts: bool = T
         # words stay as written, quoted whole
         said = [rest] if head in rest else [head, rest]  # each as it stands in the source: two quotes
         head, explanation = attribution, phrase(language, "p_original", quote="” “".join(x for x in said if x))
-    return Decision(title=fit(head, 160), explanation=fit(explanation + _facts(p.anchor, language, facts), 900),
+    shown = _facts(p.anchor, language, facts)
+    # English facts bring their own leading blank; Chinese ones need the quote before them closed by a full stop
+    explanation = then(language, explanation, shown) if shown and language == "zh-CN" else explanation + shown
+    return Decision(title=fit(head, 160), explanation=fit(explanation, 900),
                     references=list(dict.fromkeys([d.path, p.anchor.reference, *p.anchor.tests[:1]]))[:8])
 
 

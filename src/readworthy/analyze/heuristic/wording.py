@@ -419,8 +419,14 @@ def list_sep(language: str) -> str:
 
 
 def then(language: str, first: str, second: str) -> str:
-    """Two sentences one after the other: Chinese sets none of the space English puts between them."""
-    return first + ("" if language == "zh-CN" else " ") + second
+    """Two sentences one after the other: Chinese sets none of the space English puts between them, so a
+    first sentence that ends without a full stop of its own (a quote, a code span) is given one."""
+    if language != "zh-CN":
+        return first + " " + second
+    return first + ("" if not first or first.endswith(_ZH_ENDS) else "。") + second
+
+
+_ZH_ENDS = ("。", "！", "？", "；", "：", "…")
 
 
 def code_names(names: Sequence[str], limit: int, language: str) -> str:
