@@ -217,3 +217,27 @@ def test_java_methods_are_named_with_their_class_and_a_closing_brace_is_no_chang
     entries = start_reading(measure(PRContext(title="Evict one entry", files=[change])))
     assert entries == ["src/main/java/io/x/TokenCache.java::TokenCache.evictOldest",
                        "src/main/java/io/x/TokenCache.java::TokenCache.put"], entries
+
+
+def test_a_docs_page_comes_before_the_nav_entry_that_lists_it() -> None:
+    page = FileChange(path="docs/design/prefix_caching.md", additions=5, status="added", patch=(
+        "@@ -0,0 +1,5 @@\n+# Prefix caching\n+\n+Blocks are identified by the hash of their tokens.\n+\n"
+        "+## Eviction\n"))
+    nav = FileChange(path="mkdocs.yml", additions=1, patch="@@ -10,2 +10,3 @@ nav:\n   - index.md\n"
+                                                            "+  - design/prefix_caching.md\n")
+    ctx = PRContext(number=1, title="Document prefix caching", files=[nav, page])
+    assert start_reading(measure(ctx), ctx.title) == ["docs/design/prefix_caching.md", "mkdocs.yml"]
+
+
+def test_a_tests_only_pr_starts_at_the_fixture_its_design_point_names() -> None:
+    fixture = FileChange(path="tests/conftest.py", additions=4, patch=(
+        "@@ -1,1 +1,5 @@\n import pytest\n+\n+@pytest.fixture(params=['flash', 'sdpa'])\n"
+        "+def attn_backend(request):\n+    return request.param\n"))
+    test = FileChange(path="tests/test_attention.py", additions=2, status="added", patch=(
+        "@@ -0,0 +1,2 @@\n+def test_prefill_matches_naive(attn_backend):\n+    assert run(attn_backend) == naive()\n"))
+    ctx = PRContext(number=1, title="Run attention tests on every backend", files=[test, fixture])
+    sig = measure(ctx)
+    named = ["tests/conftest.py", "tests/conftest.py::attn_backend"]
+    assert start_reading(sig, ctx.title, named) == ["tests/conftest.py::attn_backend",
+                                                     "tests/test_attention.py::test_prefill_matches_naive"]
+    assert start_reading(sig, ctx.title) == ["tests/test_attention.py::test_prefill_matches_naive"]

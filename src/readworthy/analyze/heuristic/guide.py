@@ -457,10 +457,16 @@ def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> l
     if readable and all(f.kind is FileKind.TEST for f in readable):  # a tests-only PR: its new tests
         found = new_tests([f.change for f in readable])
         found.sort(key=lambda t: -len(words & set(re.findall(r"[a-z0-9]+", t.rsplit("::", 1)[-1].lower()))))
+        # after the fixture or helper a design point names as the technique, which the tests only take
+        test_paths = {f.change.path for f in readable}
+        technique = [x for x in named if x.split("::")[0] in test_paths and "::" in x
+                     and not x.rsplit("::", 1)[-1].rsplit(".", 1)[-1].lower().startswith("test")][:1]
         if found:
-            return [x[:200] for x in found[:MAX_START]]
+            return [x[:200] for x in [*technique, *found][:MAX_START]]
     if readable:
-        # with room, the other files that change beside them (a lock file's dependency tree, generated output)
+        # the file with most to read first (a new docs page before the nav entry that lists it), then, with
+        # room, the other files that change beside them (a lock file's dependency tree, generated output)
+        readable.sort(key=lambda f: -f.change.additions)
         rest = [f for f in sig.ranked if f not in readable and f.kind is not FileKind.RENAMED
                 and f.change.additions + f.change.deletions > 0]
         return [f.change.path[:200] for f in [*readable, *rest][:4]]
