@@ -83,6 +83,23 @@ def test_a_widened_check_is_quoted_as_it_is_now() -> None:
     assert "the check stays" in point.explanation
 
 
+@pytest.mark.parametrize(("path", "old", "new"), [
+    # a context passed down the call chain: the same error check of the same call
+    ("internal/queue/scheduler.go", "\tif err := s.store.Put(job); err != nil {",
+     "\tif err := s.store.Put(ctx, job); err != nil {"),
+    # a failure passed on with `?` instead of a panic: the same question of the result
+    ("crates/net/src/server.rs", "        if let Some(frame) = codec.decode(&mut inbuf).unwrap() {",
+     "        if let Some(frame) = codec.decode(&mut inbuf)? {"),
+])
+def test_a_call_that_only_takes_more_arguments_asks_the_same_question(path: str, old: str, new: str) -> None:
+    body = "\t\treturn err\n" if path.endswith(".go") else "            return frame;\n"
+    change = _modified(path, f"@@ -10,3 +10,3 @@\n-{old}\n+{new}\n {body}")
+    assert replacements(change.patch or "", change.path) == []
+    # an argument swapped for another asks something else
+    other = new.replace("ctx, job", "draft").replace("&mut inbuf)?", "&mut outbuf)?")
+    assert len(replacements(f"@@ -10,3 +10,3 @@\n-{old}\n+{other}\n {body}", path)) == 1
+
+
 def test_a_check_of_other_names_is_not_the_old_check_widened() -> None:
     # one check dropped and an unrelated one added in its place: not "the check stays"
     kernel = _modified("csrc/moe/fused_gate.cu", """\

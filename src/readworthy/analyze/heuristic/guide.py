@@ -457,9 +457,10 @@ def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> l
     if readable and all(f.kind is FileKind.TEST for f in readable):  # a tests-only PR: its new tests
         found = new_tests([f.change for f in readable])
         found.sort(key=lambda t: -len(words & set(re.findall(r"[a-z0-9]+", t.rsplit("::", 1)[-1].lower()))))
-        # after the fixture or helper a design point names as the technique, which the tests only take
-        test_paths = {f.change.path for f in readable}
-        technique = [x for x in named if x.split("::")[0] in test_paths and "::" in x
+        # after the fixture or helper a design point names as the technique, when it lives apart from the
+        # tests that take it (a conftest): read beside them, a test file's fixture is seen anyway
+        helper_files = {f.change.path for f in readable} - {t.split("::")[0] for t in found}
+        technique = [x for x in named if "::" in x and x.split("::")[0] in helper_files
                      and not x.rsplit("::", 1)[-1].rsplit(".", 1)[-1].lower().startswith("test")][:1]
         if found:
             return [x[:200] for x in [*technique, *found][:MAX_START]]
