@@ -609,3 +609,28 @@ def test_a_new_interface_is_told_once_with_its_authors_words_not_beside_its_own_
     told = [d for d in digest.decisions if "swapped at runtime" in d.title + d.explanation]
     assert len(told) == 1, digest.decisions
     assert told[0].title == "`RoutingPolicy` is the new interface the rest builds on"
+
+
+GO_TABLE = _added("pkg/client/retry_test.go", [
+    "package client", "", 'import "testing"', "",
+    "func TestBackoff(t *testing.T) {",
+    "\ttests := []struct {", "\t\tname    string", "\t\tattempt int", "\t\twant    int", "\t}{",
+    '\t\t{"first", 0, 100},', '\t\t{"capped", 9, 5000},', "\t}",
+    "\tfor _, tc := range tests {",
+    "\t\tt.Run(tc.name, func(t *testing.T) {",
+    "\t\t\tif got := backoff(tc.attempt); got != tc.want {", '\t\t\t\tt.Fatalf("got %d", got)', "\t\t\t}",
+    "\t\t})", "\t}", "}",
+])
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_go_table_driven_test_is_named_as_a_table_of_cases(language: str) -> None:
+    digest = heuristic_digest(PRContext(title="Cover backoff", files=[GO_TABLE]), Coverage(), language)
+    point = next(d for d in digest.decisions if "`TestBackoff`" in d.title)
+    assert ("table of cases" if language == "en" else "用例表") in point.title + point.explanation
+    assert "pkg/client/retry_test.go::TestBackoff" in point.references
+    # the same test checking one case names no table
+    plain = _added("pkg/client/retry_test.go", ["package client", "", "func TestBackoff(t *testing.T) {",
+                                                "\tif backoff(0) != 100 {", '\t\tt.Fatal("first")', "\t}", "}"])
+    digest = heuristic_digest(PRContext(title="Cover backoff", files=[plain]), Coverage(), language)
+    assert not any("table of cases" in d.title + d.explanation or "用例表" in d.title for d in digest.decisions)

@@ -36,7 +36,7 @@ from .guide import design_points, headline_of, skip_points, start_reading
 from .readers import audience, discussion_summary, issue_findings, open_items, related
 from .signals import MECHANICAL_KINDS, Signals, measure
 from .sweeps import Sweep
-from .verdict_model import FITTED, GUARD_CONTEXT_LINES, RUBRIC_PRIOR, Estimate, Params, estimate
+from .verdict_model import FITTED, GUARD_CONTEXT_LINES, RUBRIC_PRIOR, Estimate, Params, estimate, reading_facts
 from .wording import code_names, fit, list_sep, phrase
 
 # The cost of giving `given` when the team's verdict is `label`, fixed by what a wrong call costs a
@@ -179,10 +179,13 @@ def _rubric(sig: Signals, verdict: Verdict) -> Verdict:
     a drop of new code (a model, a backend, a tool), a new interface or base class other code implements (the rubric's
     pattern every future implementation follows) and a tests-only PR bringing a new testing technique are
     at least skim, and so is a docs PR that adds a section (not a typo or a link); a long review discussion and a
-    debate (changes requested, two or more people) each raise it a level."""
+    debate (changes requested, two or more people) each raise it a level. Size alone, with no fact the rubric
+    reads for, is never a deep-read."""
     if sig.analysed_issues or (_security(sig) and sig.fail_fast):
         return Verdict.DEEP_READ
     level = _ORDER.index(verdict)
+    if verdict is Verdict.DEEP_READ and not reading_facts(sig):  # size alone: the model's log sizes run on
+        level = 1
     contract = bool(sig.implemented or sig.abstractions)  # an interface other code implements: never a skip
     if _security(sig) or contract or _new_code_drop(sig) or _new_test_technique(sig) \
             or _new_doc_section(sig):

@@ -19,7 +19,7 @@ from ...models import Decision, FileChange, FileStatus, PRContext
 from ...pack.classify import FileKind
 from .authors import brief, is_measurement
 from .definitions import file_definitions, is_prose
-from .shapes import bracket_depth, closing_bracket, top_level_split
+from .shapes import CASE_TABLE, bracket_depth, closing_bracket, top_level_split
 from .signals import MECHANICAL_KINDS, Signals
 from .wording import code_names, fit, list_sep, phrase, then
 
@@ -49,7 +49,8 @@ _COMPARE = re.compile(r"\b(?:torch\.testing\.assert_close|assert_close|torch\.al
 _REFERENCE = re.compile(r"\b(_*(?:[A-Za-z0-9]+_)*(?:ref|reference|naive|golden|baseline|expected)(?:_\w+|[A-Z]\w*)?"
                         r"|(?:[a-z]\w*?)?(?:Ref|Reference|Naive|Golden|Baseline|Expected)(?:[A-Z_]\w*)?)\s*\(")
 _STAND_IN = re.compile(r"\b(monkeypatch\.setattr|mock\.patch\w*|patch\.object|patch\(|MagicMock"
-                       r"|SimpleNamespace|create_autospec)\b")
+                       r"|SimpleNamespace|create_autospec|jest\.fn|vi\.fn|jest\.mock|vi\.mock|jest\.spyOn|vi\.spyOn"
+                       r"|httptest\.New\w+|gomock\.\w+|sinon\.\w+)\b")
 MAX_NAMES = 3
 NAV_EDIT_LINES = 4  # configuration lines beside docs that are a navigation entry, not a change of settings
 
@@ -225,6 +226,9 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
         values = {"axes": code_names(axes, 4, language), "names": code_names(names, 2, language),
                   "file": params[0][0].path.rsplit("/", 1)[-1]}
         out.append(_point(language, "k_parametrize", values, [d for d, _ in params if d.name in names][:2]))
+    if tables := _case_tables(changes):
+        values = {"names": code_names([d.name for d in tables], 2, language), "file": file_of(tables[0])}
+        out.append(_point(language, "k_case_table", values, tables[:2]))
     # the oracle: a reference implementation the result is compared with, or the comparison itself
     oracles = [(d, line) for d in defs for i, line in enumerate(d.body)
                if _COMPARE.search(line) or (_REFERENCE.search(line) and _compared(line, d.body[i + 1:]))]
@@ -245,6 +249,16 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
                                                                 language), "file": d.path.rsplit("/", 1)[-1]}
         out.append(_point(language, "k_stand_in", values, list(dict.fromkeys(x for x, _ in stand_ins))[:2]))
     return out[:3]
+
+
+def _case_tables(changes: list[FileChange]) -> list[_TestDef]:
+    """The new tests (of any language) that run over a table of cases they add, each with its added lines."""
+    out = []
+    for c in changes:
+        for d in file_definitions(c).definitions:
+            if d.new and any(CASE_TABLE.search(x) for x in d.added_code):
+                out.append(_TestDef(c.path, d.name, "", body=list(d.added_code), qualname=d.qualname))
+    return out
 
 
 def _param_values(args: str) -> list[str]:

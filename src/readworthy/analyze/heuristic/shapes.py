@@ -86,14 +86,20 @@ def diff_lines(patch: str | None) -> tuple[list[str], list[str]]:
     return added, removed
 
 
+# One test run over a table of cases, in any language: Go's `[]struct{...}` walked with `range`, `it.each` /
+# `test.each`, JUnit's `@ParameterizedTest`, Rust's `#[rstest]` with `#[case]` (pytest's parametrize has axes
+# of its own, read apart).
+CASE_TABLE = re.compile(r"\[\]struct\s*\{|\b(?:it|test|describe)\.each\b|@ParameterizedTest\b"
+                        r"|#\[(?:rstest|case|test_case)\b")
 # A test that sets up a technique: a fixture, a parametrisation, a comparison against a reference.
 _TEST_TECHNIQUE = re.compile(r"^\s*@pytest\.(?:fixture|mark\.parametrize)\b|\b(?:assert_close|allclose|assert_allclose|"
-                             r"assert_array_equal|hypothesis|@given|ref_\w+\(|reference_\w+\()|#\[test_case|\bt\.Run\(")
+                             r"assert_array_equal|hypothesis|@given|ref_\w+\(|reference_\w+\()|\bt\.Run\(|"
+                             + CASE_TABLE.pattern)
 _DOC_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S|^\s*[=-]{3,}\s*$|^\s*\.\. \w+::")
 
 
 def is_test_technique(line: str) -> bool:
-    """A test line that sets up a reusable technique (fixture, parametrisation, oracle)."""
+    """A test line that sets up a reusable technique (fixture, parametrisation, a table of cases, oracle)."""
     return bool(_TEST_TECHNIQUE.search(line))
 
 

@@ -91,6 +91,16 @@ RUBRIC_PRIOR: Mapping[str, float] = {
 }
 
 
+# How much the PR changes, not what: the rubric judges "by what an engineer can learn or must know, not by
+# size", so these alone never make a PR worth close reading (analyzer._rubric).
+SIZE_FEATURES = frozenset({"code_lines", "deleted_lines", "other_lines", "new_definitions", "deletion_share"})
+
+
+def reading_facts(sig: Signals) -> list[str]:
+    """The facts beyond size that the rubric counts towards a closer read, as the diff shows them."""
+    return [k for k, v in features(sig).items() if v and RUBRIC_PRIOR.get(k, 0.0) > 0 and k not in SIZE_FEATURES]
+
+
 @dataclass(frozen=True)
 class Estimate:
     """The model's view of one PR: its latent reading value, and each verdict's probability."""

@@ -193,6 +193,9 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
                                     "value.",
         "k_parametrize_title": "Parametrised over {axes}",
         "k_parametrize": "In `{file}`, {names}: one run per combination of {axes}.",
+        "k_case_table_title": "A table of cases: {names}",
+        "k_case_table": "In `{file}`, each row of a table of cases is one run of {names}: a new case is one more "
+                        "row.",
         "k_oracle_title": "The oracle: `{oracle}`",
         "k_oracle": "In `{file}`, {names}: the result is compared with `{oracle}`{via}.",
         "k_oracle_via": " through `{compare}`",
@@ -374,6 +377,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "k_fixture_params_autouse": "定义在 `{file}` 中且 `autouse=True`：`{reach}` 中的每个测试对每个取值各运行一次。",
         "k_parametrize_title": "参数化维度：{axes}",
         "k_parametrize": "`{file}` 中的 {names} 对 {axes} 的每种组合各运行一次。",
+        "k_case_table_title": "用例表：{names}",
+        "k_case_table": "`{file}` 中的 {names} 对它新增的用例表逐行各运行一次：新增用例只需多加一行。",
         "k_oracle_title": "对照基准：`{oracle}`",
         "k_oracle": "`{file}` 中的 {names} 把结果与 `{oracle}` 对照{via}。",
         "k_oracle_via": "（借助 `{compare}`）",
