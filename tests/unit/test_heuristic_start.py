@@ -1,8 +1,8 @@
-"""Where to start reading (analyze/heuristic/guide.start_reading), on invented diffs."""
+"""Where to start reading (analyze/heuristic/start.start_reading), on invented diffs."""
 
 from __future__ import annotations
 
-from readworthy.analyze.heuristic.guide import start_reading
+from readworthy.analyze.heuristic.start import start_reading
 from readworthy.analyze.heuristic.signals import measure
 from readworthy.models import FileChange, PRContext
 

@@ -32,9 +32,10 @@ from ...memory.words import describe
 from ...models import CorrectionMatch, Coverage, Digest, FileStatus, PRContext, TasteUse, Verdict
 from ...pack.classify import FileKind
 from .defaults import is_constant
-from .guide import design_points, headline_of, skip_points, start_reading
+from .guide import design_points, headline_of, skip_points
 from .readers import audience, discussion_summary, issue_findings, open_items, related
 from .signals import MECHANICAL_KINDS, Signals, measure
+from .start import start_reading
 from .sweeps import Sweep
 from .verdict_model import FITTED, GUARD_CONTEXT_LINES, RUBRIC_PRIOR, Estimate, Params, estimate, reading_facts
 from .wording import code_names, fit, list_sep, phrase

@@ -17,7 +17,6 @@ Each point names the definition it is in; its words are the code's own (no parap
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from .centre import RankedDefinition
 from .comment_text import join_comment
 from .defaults import is_constant
 from .definitions import Definition, is_prose
-from .line_conditions import balanced, condition_of
+from .line_conditions import balanced, condition_of, same_question
 from .renames import only_renamed
 from .shapes import COMMENT_LINE, assigned_from
 from .signals import CODE_KINDS, Signals
@@ -122,30 +121,6 @@ def replacements(patch: str, path: str) -> list[Replacement]:
                     continue
                 out.append(Replacement(path, new[0], old[1], new[1], text, new_body if new[0] == "if" else ""))
     return out
-
-
-# How a call's failure is passed on, not what is asked of its result: Rust's `?`, `.unwrap()`, `.expect("…")`.
-_PROPAGATION = re.compile(r"\?(?=\s*(?:[).;,{]|$))|\.unwrap\(\)|\.expect\((?:\"[^\"]*\"|'[^']*')\)")
-_TOKEN = re.compile(r"\w+|\S")
-
-
-def same_question(old: str, new: str) -> bool:
-    """The condition asks what it asked before, of a call that now takes more arguments (`Put(job)` ->
-    `Put(ctx, job)`) or passes its failure on another way (`.unwrap()` -> `?`): the code under it runs
-    in the same cases."""
-    a, b = (_TOKEN.findall(_PROPAGATION.sub("", x)) for x in (old, new))
-    if a == b:
-        return True
-    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-    if any(op not in ("equal", "insert") for op, *_ in ops):
-        return False
-    # every insertion is whole arguments: it ends with a comma, or starts with one, inside a call's brackets
-    for op, _, _, j1, j2 in ops:
-        if op == "insert":
-            run = b[j1:j2]
-            if not (run[-1] == "," or run[0] == ",") or "(" not in b[:j1]:
-                return False
-    return True
 
 
 def _hunk_spans(lines: Sequence[str]) -> list[tuple[int, int]]:

@@ -4,6 +4,7 @@ a boolean assigned to a name, so that an edit to it can be shown as "the conditi
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Iterator
 
@@ -126,3 +127,27 @@ def _without_trailing_comment(line: str, hash_comments: bool, slash_comments: bo
         if (hash_comments and c == "#") or (slash_comments and line.startswith("//", i)):
             return line[:i].rstrip()
     return line
+
+
+# How a call's failure is passed on, not what is asked of its result: Rust's `?`, `.unwrap()`, `.expect("…")`.
+_PROPAGATION = re.compile(r"\?(?=\s*(?:[).;,{]|$))|\.unwrap\(\)|\.expect\((?:\"[^\"]*\"|'[^']*')\)")
+_TOKEN = re.compile(r"\w+|\S")
+
+
+def same_question(old: str, new: str) -> bool:
+    """The condition asks what it asked before, of a call that now takes more arguments (`Put(job)` ->
+    `Put(ctx, job)`) or passes its failure on another way (`.unwrap()` -> `?`): the code under it runs
+    in the same cases."""
+    a, b = (_TOKEN.findall(_PROPAGATION.sub("", x)) for x in (old, new))
+    if a == b:
+        return True
+    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    if any(op not in ("equal", "insert") for op, *_ in ops):
+        return False
+    # every insertion is whole arguments: it ends with a comma, or starts with one, inside a call's brackets
+    for op, _, _, j1, j2 in ops:
+        if op == "insert":
+            run = b[j1:j2]
+            if not (run[-1] == "," or run[0] == ",") or "(" not in b[:j1]:
+                return False
+    return True

@@ -21,10 +21,12 @@ from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_defi
 from .conversation import Discussion, analysed_issues, discussion_of
 from .defaults import changed_defaults
 from .definitions import Definition, file_definitions
+from .file_groups import bulk_paths, new_packages
 from .line_conditions import code_parts
 from .renames import renamed_names
 from .sweeps import Sweep, call_site_sweep
 from .titles import is_bump_title, is_fix_title, is_revert
+from .uses import as_code
 
 # Kinds whose content is never read line by line.
 MECHANICAL_KINDS = frozenset({FileKind.GENERATED, FileKind.LOCK, FileKind.VENDORED, FileKind.BINARY})
@@ -62,9 +64,6 @@ _NOT_ENGINE = re.compile(r"(?:^|/)(?:benchmarks?|examples?|scripts?|tools|docs?)
 # Go refuses by returning an error (`return nil, fmt.Errorf(...)`), not by raising.
 _REFUSAL = re.compile(r"^\s*(?:raise\s+\w*(?:Error|Exception)|throw\s|TORCH_CHECK|panic!|bail!"
                       r"|return\s+(?:[\w.&{}]+,\s*)*(?:fmt\.Errorf|errors\.New)\()")
-BULK_FILES = 50  # this many tiny added files of one type in one directory are data, not code
-BULK_MAX_LINES = 5
-NEW_PACKAGE_FILES = 5  # a new directory with this many added files is a package of its own
 TEMPLATE_MIN_DEFINITIONS = 10  # a share of fewer new definitions says little: one new `__init__` is no template
 
 
@@ -166,57 +165,6 @@ def area_of(path: str) -> str:
     return "/".join(parts[:2]) if len(parts) > 2 else parts[0]
 
 
-def _bulk_paths(changes: list[FileChange]) -> set[str]:
-    """Added files that come in the hundreds, tiny and alike: generated data however it is named."""
-    groups: defaultdict[tuple[str, str], list[FileChange]] = defaultdict(list)
-    for c in changes:
-        if c.status is FileStatus.ADDED:
-            directory, _, name = c.path.rpartition("/")
-            groups[(directory, name.rsplit(".", 1)[-1] if "." in name else "")].append(c)
-    bulk: set[str] = set()
-    for members in groups.values():
-        sizes = sorted(c.additions for c in members)
-        if len(members) >= BULK_FILES and sizes[len(sizes) // 2] <= BULK_MAX_LINES:
-            bulk.update(c.path for c in members)
-    return bulk
-
-
-def _new_packages(changes: list[FileChange], kinds: Mapping[str, FileKind]) -> tuple[tuple[str, ...], float]:
-    """Top directories whose every changed file is new, holding NEW_PACKAGE_FILES or more files,
-    and the share of the added code lines that sit in them."""
-    status_under: defaultdict[str, set[FileStatus]] = defaultdict(set)
-    for c in changes:
-        parts = c.path.split("/")[:-1]
-        for i in range(1, len(parts) + 1):
-            status_under["/".join(parts[:i])].add(c.status)
-    members: defaultdict[str, list[list[str]]] = defaultdict(list)
-    for c in changes:
-        if c.status is not FileStatus.ADDED:
-            continue
-        parts = c.path.split("/")[:-1]
-        top = next(("/".join(parts[:i]) for i in range(1, len(parts) + 1)
-                    if status_under["/".join(parts[:i])] == {FileStatus.ADDED}), None)
-        if top is not None:
-            members[top].append(parts)
-    packages = tuple(sorted("/".join(_common_prefix(dirs)) for dirs in members.values()
-                            if len(dirs) >= NEW_PACKAGE_FILES))
-    code = [c for c in changes if kinds[c.path] in CODE_KINDS]
-    total = sum(c.additions for c in code)
-    inside = sum(c.additions for c in code if any(c.path.startswith(p + "/") for p in packages))
-    return packages, (inside / total if total else 0.0)
-
-
-def _common_prefix(dirs: list[list[str]]) -> list[str]:
-    """The deepest directory all of them are in: what is new may be a level below what only looks new."""
-    prefix = dirs[0]
-    for parts in dirs[1:]:
-        n = 0
-        while n < min(len(prefix), len(parts)) and prefix[n] == parts[n]:
-            n += 1
-        prefix = prefix[:n]
-    return prefix
-
-
 def _enclosing(definitions: list[Definition], line_text: str, removed: bool) -> str:
     for d in definitions:
         if line_text in (d.removed_code if removed else d.added_code):
@@ -282,29 +230,6 @@ def _declares_flag(name: str, line: str) -> bool:
     return not name.startswith("can_") or bool(_CAN_CAPABILITY.fullmatch(name) or _CAN_FLAG.search(line))
 
 
-def _as_code(path: str, added: list[str]) -> list[str]:
-    """A file's added lines as code uses names: a comment line keeps only the names it writes as code, a
-    string keeps its text only when it has no blank (`"StellarForCausalLM"` in a registry refers to the
-    class, and so does `"pkg.mod.Class"`; the words of "Unknown offload backend" name nothing), and an
-    import keeps the names it imports, not the modules it walks through (`from engine.offload.base import
-    KVOffloader` uses no `offload`)."""
-    comment = shapes.comment_pattern(path)
-    return [shapes.code_names_in(x) if comment.match(x) else _imported_names(_STRING.sub(_unless_name, x))
-            for x in added]
-
-
-_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
-
-
-def _unless_name(m: re.Match[str]) -> str:
-    return '""' if any(c.isspace() for c in m.group(0)) else m.group(0)
-_FROM_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\b")
-
-
-def _imported_names(line: str) -> str:
-    return _FROM_IMPORT.sub("", line) if "import" in line else line
-
-
 def _edits_existing(centre: list[RankedDefinition], rewritten_code_lines: int) -> int:
     """How many existing definitions the diff changes; one if it rewrites code lines in no definition it
     can name (a hunk without its function's name)."""
@@ -316,7 +241,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     """All the facts the heuristic verdict and reading guide are built from."""
     classifier = classifier or Classifier()
     lines = {c.path: shapes.diff_lines(c.patch) for c in ctx.files}
-    bulk = _bulk_paths(ctx.files)
+    bulk = bulk_paths(ctx.files)
     kind_of = {c.path: FileKind.GENERATED if c.path in bulk else classifier.kind_of(c) for c in ctx.files}
     repeated_paths = shapes.repeated_change_paths(ctx.files, {path: plus for path, (plus, _) in lines.items()})
     added_guards = set(shapes.guard_lines(x for plus, _ in lines.values() for x in plus))
@@ -423,10 +348,10 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     test_paths = frozenset(c.path for c in ctx.files if kind_of[c.path] is FileKind.TEST)
     # callers are code: a design doc naming a class does not depend on it, nor does a comment using its
     # name as a plain word ("how long an entry lives"); a comment naming it as code still refers to it
-    code_lines = {p: _as_code(p, plus) for p, (plus, _) in lines.items()
+    code_lines = {p: as_code(p, plus) for p, (plus, _) in lines.items()
                   if kind_of[p] not in MECHANICAL_KINDS and kind_of[p] is not FileKind.DOCS}
     centre = rank_definitions(code_defs, test_defs, code_lines, test_paths)
-    packages, package_share = _new_packages(ctx.files, kind_of)
+    packages, package_share = new_packages(ctx.files, {c.path for c in ctx.files if kind_of[c.path] in CODE_KINDS})
     created_code = [c for c in ctx.files if kind_of[c.path] in CODE_KINDS and c.status is FileStatus.ADDED]
     code_added = sum(c.additions for c in ctx.files if kind_of[c.path] in CODE_KINDS)
     shared_flags, shared_abstractions = _shared(capability, abstractions, ctx.files, centre,
