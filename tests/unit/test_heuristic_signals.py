@@ -725,3 +725,19 @@ def test_a_caller_uses_a_name_in_code_not_in_a_message_or_a_module_path() -> Non
     sig = measure(PRContext(title="Add offloading", files=[base, registry]))
     offloader = next(r for r in sig.centre if r.definition.name == "Offloader")
     assert offloader.caller_files == ("engine/registry.py",)
+
+
+def test_a_typescript_interface_of_data_is_a_shape_not_an_interface_to_implement() -> None:
+    def abstractions(lines: list[str]) -> tuple[str, ...]:
+        return measure(PRContext(title="x", files=[_file("packages/api/src/checkout.ts", lines)])).abstractions
+    assert abstractions(["export interface ProviderIntent {", "  id: string;", "  clientSecret: string;", "}",
+                         "export function createIntent(): ProviderIntent {", "  return make();", "}"]) == ()
+    assert abstractions(["export interface PaymentProvider {", "  name: string;",
+                         "  createIntent(amount: number): Promise<ProviderIntent>;", "}"]) \
+        == ("packages/api/src/checkout.ts",)
+    assert abstractions(["interface Listener {", "  onChange: (value: string) => void;", "}"]) \
+        == ("packages/api/src/checkout.ts",)
+    # in Go or Java an interface is all methods: it stays one
+    go = measure(PRContext(title="x", files=[_file("internal/notify/notify.go", [
+        "type Notifier interface {", "\tNotify(ctx context.Context, job Job) error", "}"])]))
+    assert go.abstractions == ("internal/notify/notify.go",)

@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ...languages import TYPESCRIPT, written_in
 from ...models import FileChange, FileStatus, PRContext
 from ...pack.classify import Classifier, FileKind, value_of
 from . import shapes
@@ -226,6 +227,28 @@ def _refusal_words(code: Sequence[str], at: int) -> str:
     return words or "".join(code[at].split("(", 1)[-1].split())
 
 
+# A member that is behaviour, not data: a method signature (`load(id: string): Promise<Row>;`) or a
+# function-typed field (`onChange: (value: string) => void;`).
+_TS_METHOD = re.compile(r"^\s*(?:readonly\s+)?\w+\??\s*(?:<[^>]*>)?\s*\(|:\s*(?:<[^>]*>)?\s*\([^)]*\)\s*=>")
+
+
+def _data_shape(added: list[str], at: int) -> bool:
+    """A TypeScript `interface` opened at `added[at]` whose added members are all data (`id: string;`):
+    the shape of a value, not a contract other code implements."""
+    if not _TS_INTERFACE.match(added[at]):
+        return False
+    indent = len(added[at]) - len(added[at].lstrip())
+    for line in added[at + 1:]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:  # the closing brace, or the next statement
+            break
+        if _TS_METHOD.search(line):
+            return False
+    return True
+
+
+_TS_INTERFACE = re.compile(r"^\s*(?:export\s+)?interface\s+\w+")
+
+
 def _declares_flag(name: str, line: str) -> bool:
     return not name.startswith("can_") or bool(_CAN_CAPABILITY.fullmatch(name) or _CAN_FLAG.search(line))
 
@@ -314,13 +337,15 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
             if change.additions:
                 areas.setdefault(area_of(change.path), None)
             why += sum(1 for line in plus if shapes.is_why_comment(line))
-            for line in plus:
+            shapes_only = written_in(change.path, TYPESCRIPT)  # a TypeScript interface is often a data shape
+            for i, line in enumerate(plus):
                 # cheap substring tests first: these regexes run on every added line of a huge PR
                 if any(w in line for w in _CAPABILITY_WORDS) and (m := _CAPABILITY.search(line)) \
                         and not shapes.COMMENT_LINE.match(line) and not _READ_BACK.match(line, m.end()) \
                         and _declares_flag(m.group(1) or "", line):
                     capability.setdefault(m.group(1) or m.group(2), change.path)
-                if any(w in line for w in _ABSTRACTION_WORDS) and _ABSTRACTION.match(line):
+                if any(w in line for w in _ABSTRACTION_WORDS) and _ABSTRACTION.match(line) \
+                        and not (shapes_only and _data_shape(plus, i)):
                     abstractions.setdefault(change.path, []).append(line)
         if kind in CODE_KINDS | {FileKind.BUILD, FileKind.CONFIG} and change.status is not FileStatus.REMOVED:
             guards += [Located(change.path, _enclosing(defs, g, True), shown)
