@@ -583,6 +583,30 @@ def test_a_declared_constant_in_other_languages_is_named(path: str, removed: str
     assert f"changes the constant `{name}` ({change})" in digest.reason, digest.reason
 
 
+@pytest.mark.parametrize(("path", "removed", "added", "name", "change", "key"), [
+    # Go: an exported constant in CamelCase, its type after the name
+    ("pkg/client/client.go", "const DefaultTimeout time.Duration = 30 * time.Second",
+     "const DefaultTimeout time.Duration = 5 * time.Second", "DefaultTimeout", "30 * time.Second → 5 * time.Second",
+     "the default of"),
+    # TypeScript: a module-level camelCase constant
+    ("web/src/api/client.ts", "export const retryDelayMs = 250;", "export const retryDelayMs = 500;", "retryDelayMs",
+     "250 → 500", "the default of"),
+    # C: the type comes first (indented too: a class's or a namespace's constant)
+    ("csrc/split.h", "const uint32_t MAX_SPLITS = 8;", "const uint32_t MAX_SPLITS = 16;", "MAX_SPLITS", "8 → 16",
+     "the constant"),
+])
+def test_a_module_constant_of_any_case_is_named(path: str, removed: str, added: str, name: str, change: str,
+                                                key: str) -> None:
+    digest = _digest("Tune a limit", [_file(path, [added], [removed])])
+    assert f"changes {key} `{name}` ({change})" in digest.reason.replace("`", "").replace(name, f"`{name}`"), \
+        digest.reason
+    if name.isupper():
+        return
+    # a lower-case `const` inside a function is a local value, not a module's constant
+    local = _digest("Tune a limit", [_file(path, ["    " + added], ["    " + removed])])
+    assert "changes the" not in local.reason, local.reason
+
+
 def test_the_tail_of_a_field_docstring_above_a_hunk_is_not_the_class_docstring() -> None:
     # the hunk opens inside the docstring of the field above the change: its opening (and owner) is unseen
     patch = ("@@ -71,7 +71,7 @@ class SchedulerConfig:\n     GPU utilization, leading to better latency.\n"

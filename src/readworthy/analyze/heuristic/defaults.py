@@ -34,12 +34,12 @@ def changed_defaults(added: list[str], removed: list[str], patch: str | None = N
         return []
     old: dict[str, str] = {}
     for line in removed:
-        m = _DEFAULT.match(line) if "=" in line and _MAYBE_DEFAULT.match(line) else None
+        m = _default_match(line)
         if m and not COMMENT_LINE.match(line):
             old.setdefault(" ".join(m.group("lhs").split()), default_value(m))
     out = []
     for line in added:
-        m = _DEFAULT.match(line) if "=" in line and _MAYBE_DEFAULT.match(line) else None
+        m = _default_match(line)
         if not m or COMMENT_LINE.match(line):
             continue
         lhs = " ".join(m.group("lhs").split())
@@ -49,6 +49,18 @@ def changed_defaults(added: list[str], removed: list[str], patch: str | None = N
                 else _assigned_name(lhs)
             out.append((name, before.rstrip(","), after.rstrip(",")))
     return out + _parameter_defaults(added, removed)
+
+
+# A module-level constant of any case, declared at the line's start (`export const retryDelayMs = 500;`,
+# Go's `const DefaultTimeout = 30 * time.Second`): indented, `const` is a local value in a function.
+_TOP_CONST = re.compile(r"^(?P<lhs>(?:export\s+)?const\s+[A-Za-z_]\w*\s*(?:[\w.]+\s*)?(?::\s*[\w.<>\[\]]+\s*)?=)"
+                        r"\s*(?P<value>[^=].*)$")
+
+
+def _default_match(line: str) -> re.Match[str] | None:
+    if "=" not in line:
+        return None
+    return (_DEFAULT.match(line) if _MAYBE_DEFAULT.match(line) else None) or _TOP_CONST.match(line)
 
 
 # A function head with its parameters on the same line: `def f(a, b=1):`, `fun f(a: Int = 1)`,
@@ -133,8 +145,16 @@ def _setting_above(patch: str | None, line: str) -> str:
 _FLAG_ALONE = re.compile(r"""^\s*["'](--[\w-]+)["'],\s*$""")  # `"--flag",` on its own line in an add_argument
 
 
+_C_TYPES = frozenset({"int", "unsigned", "signed", "long", "short", "char", "float", "double", "bool", "auto",
+                      "void", "size_t"})
+
+
 def _assigned_name(lhs: str) -> str:
-    """The name a declaration assigns: `max_tokens` of `max_tokens: int =`, `MAX_X` of `const int MAX_X =`."""
+    """The name a declaration assigns: `max_tokens` of `max_tokens: int =`, `MAX_X` of `const int MAX_X =`,
+    `DefaultTimeout` of Go's `const DefaultTimeout time.Duration =` (its type after the name)."""
+    go = re.match(r"(?:export\s+)?const\s+([A-Za-z_]\w*)\s+[\w.]+\s*=$", lhs)
+    if go and go.group(1) not in _C_TYPES and not go.group(1).endswith("_t"):  # C writes the type first
+        return go.group(1)
     m = re.search(r"([A-Za-z_]\w*)\s*(?::[^=]*)?=$", lhs)
     return m.group(1) if m else re.split(r"[\s:=]", lhs, maxsplit=1)[0]
 
