@@ -392,6 +392,10 @@ def test_names_in_docs_and_docstrings_keep_their_underscores() -> None:
     assert clean("State built once in __init__, read by **every** step.") == \
         "State built once in __init__, read by every step."
     assert clean("uses self.__dict__ and x__y__z as they are") == "uses self.__dict__ and x__y__z as they are"
+    # emphasis that closes after a full stop goes too: no stray `**` is left to break the comment's markdown
+    rule = _added("README.md", ["## Writing migrations", "Every migration must be safe for the previous release:",
+                                "- **Add, don't change.** Add nullable columns only."])
+    assert "*" not in stated_rule(rule), stated_rule(rule)
 
 
 def test_a_file_defining_the_same_name_implements_a_gate_it_does_not_call_it() -> None:

@@ -27,10 +27,11 @@ _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>[^#].*?)\s*#*\s*$")
 _RST_RULE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
 _RULE_WORDS = re.compile(r"\b(?:must|should|never|always|only|do not|don't|required|recommended|avoid|prefer"
                          r"|instead of|rather than|make sure|note that|important)\b", re.IGNORECASE)
-# Images, links (their text kept), tags and emphasis marks: `*`/`_` at a word's edge, never inside a name
+# Images, links (their text kept), tags and emphasis marks: `*`/`_` at a word's edge (or after its full stop:
+# `**Add, do not change.**`), never inside a name
 # (`prefix_cache_hits`, `__init__` keep theirs).
 _MARKUP = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[([^\]]*)\]\([^)]*\)|<[^>]+>"
-                     r"|(?<![\w*_])[*_]{1,2}(?=\w)|(?<=\w)[*_]{1,2}(?![\w*_])")
+                     r"|(?<![\w*_])[*_]{1,2}(?=[\w\"'(`])|(?<=[\w.,;:!?)\"'`])[*_]{1,2}(?![\w*_])")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")  # a list item's bullet is not part of its sentence
 _DOC_EXT = re.compile(r"\.(?:md|markdown|rst|txt|adoc)$", re.IGNORECASE)
