@@ -330,3 +330,23 @@ def test_a_comment_using_a_definitions_word_does_not_make_its_file_a_caller() ->
              added("store/warm.go", ["// Warm fills a DiskCache before the first request.", "func Warm() {}"])]
     centre = {r.definition.qualname: r for r in measure(PRContext(title="Warm", files=files)).centre}
     assert centre["DiskCache"].caller_files == ("store/warm.go",)
+
+
+def test_a_doc_comment_after_a_closed_definition_is_the_next_ones_not_a_note_of_the_last() -> None:
+    ts = ("@@ -0,0 +1,10 @@\n+export interface Pages {\n+  items: string[];\n+}\n+\n"
+          "+/**\n+ * Cursor-paginated list. A changed filter aborts the request in flight,\n"
+          "+ * so a slow response for an old filter never overwrites the current one.\n+ */\n"
+          "+export function usePages(filter: string): Pages {\n+  return load(filter);\n")
+    defs = {d.qualname: d for d in file_definitions(FileChange(path="web/src/usePages.ts", status="added",
+                                                                additions=10, patch=ts)).definitions}
+    assert defs["usePages"].doc.startswith("Cursor-paginated list.")
+    assert defs["Pages"].notes == []
+    # the hunk opens inside a kernel; after its closing brace, a comment belongs to what follows
+    cu = ("@@ -40,6 +40,13 @@ __global__ void act_and_mul_kernel(float* out, const float* in, int d) {\n"
+          "-  out[i] = act(in[i]) * in[i + d];\n+  out[i] = act(in[i]) * in[i + d] * scale;\n }\n+\n"
+          "+// Two-element packed types: one 32-bit load moves two half-precision values.\n"
+          "+template <typename T>\n+struct Packed2 {\n+  T x, y;\n+};\n")
+    defs = {d.qualname: d for d in file_definitions(FileChange(path="csrc/activation.cu", status="modified",
+                                                                additions=6, patch=cu)).definitions}
+    assert defs["Packed2"].doc.startswith("Two-element packed types")
+    assert defs["act_and_mul_kernel"].notes == []

@@ -145,6 +145,7 @@ class _FileReader:
         # the two hunks starts a definition
         self.last_header_line = ""
         self.top_closed = False  # the open top-level definition's closing brace was seen
+        self.block_comment_indent = 0  # where the open `/* ... */` comment started
         self.outline = Enclosing(change.outline) if change.outline else None  # when gather read the head file
 
     # ----------------------------------------------------------------- per hunk
@@ -221,7 +222,12 @@ class _FileReader:
             self.pending_comment = []
             return
         indent = indentation(text)
+        continued = self.in_block_comment
         comment = self._comment_words(text)
+        if comment is not None and continued:  # ` * more` under `/**` is as deep as the `/**` itself
+            indent = self.block_comment_indent
+        elif comment is not None:
+            self.block_comment_indent = indent
         if kind == "-":
             removed_name = definition_name(text, self.patterns) if comment is None else None
             if removed_name:
@@ -296,7 +302,8 @@ class _FileReader:
 
     def _comment(self, words: str, added: bool, indent: int) -> None:
         frame = self._innermost(indent)
-        inside = frame is not None and (indent > frame.indent or frame.definition.line == 0)
+        # past the `}` that closed the top-level definition, a comment is about what comes next
+        inside = frame is not None and not self.top_closed and (indent > frame.indent or frame.definition.line == 0)
         if inside:
             self.note_block.append(words)
             if added:
