@@ -765,3 +765,12 @@ def test_a_typescript_interface_of_data_is_a_shape_not_an_interface_to_implement
     go = measure(PRContext(title="x", files=[_file("internal/notify/notify.go", [
         "type Notifier interface {", "\tNotify(ctx context.Context, job Job) error", "}"])]))
     assert go.abstractions == ("internal/notify/notify.go",)
+
+
+def test_a_safety_comment_on_an_unsafe_block_says_why() -> None:
+    sig = measure(PRContext(title="x", files=[_file("crates/core/src/arena.rs", [
+        "        // SAFETY: `end != 0`, so a chunk exists and `start` lies within it.",
+        "        unsafe { NonNull::new_unchecked(start as *mut u8) }",
+        "    /// Invariant: `ptr` and `end` are both 0 or both inside the last chunk.",
+        "        // the fast path"])]))
+    assert sig.why_comments == 2

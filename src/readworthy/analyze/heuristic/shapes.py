@@ -68,8 +68,10 @@ _SECURITY_CODE = re.compile(r"(?P<w>\bCVE-\d{4}-\d{3,}|weights_only\s*=\s*True|s
                             r"^\s*(?:if|elif|assert|raise|unless|TORCH_CHECK)\b.*\b(?P<v>trust_remote_code|untrusted)\b",
                             re.IGNORECASE)
 # A comment that explains why, not what: the reasoning a reader learns from.
+# (`SAFETY:` is Rust's convention for the reason an `unsafe` block is sound; an invariant says what must hold)
 _WHY = re.compile(r"\b(?:because|otherwise|so that|in order to|to avoid|avoids?|prevents?|ensures?|must(?:n't)?|"
-                  r"workaround|overflows?|race|deadlock|would|since|instead of|guarantees?)\b", re.IGNORECASE)
+                  r"workaround|overflows?|race|deadlock|would|since|instead of|guarantees?|invariants?)\b"
+                  r"|\bSAFETY:", re.IGNORECASE)
 _BUILD_STAGE = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*\S+\s+AS\s+(\S+)\s*$", re.IGNORECASE)
 _BUILD_USE = re.compile(r"(?:^\s*FROM\s+(?:--\S+\s+)*|--from=)([\w.${}-]+)", re.IGNORECASE)
 
