@@ -22,6 +22,7 @@ from .definitions import file_definitions, is_prose
 from .shapes import CASE_TABLE, bracket_depth, closing_bracket, top_level_split
 from .signals import MECHANICAL_KINDS, Signals
 from .wording import code_names, fit, list_sep, phrase, then
+from .workflow_points import is_workflow, workflow_points
 
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>[^#].*?)\s*#*\s*$")
 _RST_RULE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
@@ -57,7 +58,7 @@ NAV_EDIT_LINES = 4  # configuration lines beside docs that are a navigation entr
 
 
 def kind_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision] | None:
-    """The design points of a docs-only or tests-only PR, or None for any other PR."""
+    """The design points of a docs-only, tests-only or CI-only PR, or None for any other PR."""
     readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED]
     docs = [f for f in readable if f.kind is FileKind.DOCS]
     # a docs page and its entry in the site's navigation (`mkdocs.yaml`): a docs PR
@@ -67,6 +68,9 @@ def kind_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision] |
     tests = [f for f in readable if f.kind is FileKind.TEST]
     if tests and all(f.kind in (FileKind.TEST, FileKind.CONFIG) for f in readable):
         return test_points([f.change for f in tests], language)
+    workflows = [f.change for f in readable if is_workflow(f.change.path)]
+    if workflows and all(f.kind in (FileKind.BUILD, FileKind.CONFIG) for f in readable):
+        return workflow_points(workflows, language) or None  # none: what the other readers find
     return None
 
 
