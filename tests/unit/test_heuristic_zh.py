@@ -144,3 +144,14 @@ def test_no_real_pr_runs_a_chinese_sentence_on_from_a_quote(vllm_fixture_sets: l
     for number, ctx in fixture_contexts(vllm_fixture_sets):
         for d in heuristic_digest(ctx, Coverage(), "zh-CN").decisions:
             assert not _QUOTE_THEN_CHINESE.search(d.explanation), (number, d.explanation)
+
+
+def test_a_long_first_sentence_is_quoted_once_under_a_chinese_title() -> None:
+    code = ("@@ -0,0 +1,3 @@\n+def alloc_raw(size, align):\n+    if end == 0:\n+        return alloc_slow(size, align)\n")
+    body = ("`alloc_raw(0, 1)` computes `start = 0`, and `0 + 0 > 0` is false, so the fast path hands out address "
+            "zero as a pointer that must never be null, which the sanitizer reports as undefined behaviour in "
+            "every build that stores an empty value. The fix sends the empty arena to the slow path.")
+    ctx = PRContext(title="Fix a null pointer from an empty arena", body=body, files=[
+        FileChange(path="core/arena.py", status=FileStatus.ADDED, additions=3, patch=code)])
+    point = next(d for d in heuristic_digest(ctx, Coverage(), "zh-CN").decisions if "alloc_raw" in d.title)
+    assert point.explanation.count("computes `start = 0`") == 1, point.explanation

@@ -166,7 +166,8 @@ def decision_of(p: Passage, paths: Sequence[str], language: str, facts: bool = T
     if language != "en" and not _CJK.search(head):
         # the authors wrote in English: the title says in the reader's language whose words follow, and the
         # words stay as written, quoted whole
-        said = [rest] if head in rest else [head, rest]  # each as it stands in the source: two quotes
+        # each as it stands in the source: two quotes, or one when the title is the quote's clipped start
+        said = [rest] if head.removesuffix("…").rstrip() in rest else [head, rest]
         head, explanation = attribution, phrase(language, "p_original", quote="” “".join(x for x in said if x))
     shown = _facts(p.anchor, language, facts)
     # English facts bring their own leading blank; Chinese ones need the quote before them closed by a full stop
