@@ -257,3 +257,19 @@ def test_a_definition_below_the_one_the_header_names_is_read_as_itself() -> None
     change = FileChange(path="pkg/build.py", status=FileStatus.MODIFIED, additions=1, patch=patch)
     [found] = changed_signatures(change)
     assert (found.name, found.added_params) == ("other", ("b",))
+
+
+def test_a_go_interface_method_that_takes_a_context_is_a_changed_contract() -> None:
+    patch = ("@@ -44,7 +44,7 @@ var ErrNotFound = errors.New(\"not found\")\n type Store interface {\n"
+             "-\tPut(job *Job) error\n+\tPut(ctx context.Context, job *Job) error\n"
+             "-\tGet(id string) (*Job, error)\n+\tGet(ctx context.Context, id string) (*Job, error)\n"
+             "\tClose() error\n }\n")
+    change = FileChange(path="internal/store/store.go", status=FileStatus.MODIFIED, additions=2, deletions=2,
+                        patch=patch)
+    assert {(s.name, s.added_params) for s in changed_signatures(change)} == {("Put", ("ctx",)), ("Get", ("ctx",))}
+    digest = heuristic_digest(PRContext(title="Pass the context to the store", files=[change]), Coverage(), "en")
+    assert "`Store.Put` now takes `ctx`" in [d.title for d in digest.decisions]
+    # a call statement in a function body is no method of an interface
+    body = FileChange(path="internal/api/handlers.go", status=FileStatus.MODIFIED, additions=1, deletions=1,
+                      patch="@@ -10,3 +10,3 @@ func (h *Handler) Serve() {\n-\tRegister(job)\n+\tRegister(ctx, job)\n }\n")
+    assert changed_signatures(body) == []

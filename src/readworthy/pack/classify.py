@@ -269,6 +269,10 @@ _RUST = (
 _GO = (
     re.compile(r"^func\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)\s*[\[(]"),
     re.compile(r"^type\s+(?P<name>[A-Za-z_]\w*)\s+(?:struct|interface)\b"),
+    # an interface's method, indented inside `type X interface {`: a result type after its parameters, or typed
+    # parameters (a call statement has neither: `Put(job)`)
+    re.compile(r"^\s+(?P<name>[A-Z]\w*)\((?:[^()]|\([^()]*\))*\)\s*(?:[\w.*\[\]]+|\((?:[^()]|\([^()]*\))*\))\s*$"),
+    re.compile(r"^\s+(?P<name>[A-Z]\w*)\(\s*\w+(?:\s*,\s*\w+)*\s+[\w.*\[\]]+[^()]*\)\s*$"),
 )
 _JS = (
     re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\*?\s+(?P<name>[A-Za-z_$][\w$]*)"),

@@ -199,6 +199,7 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], pa
     js_family = written_in(path, JS_LIKE)  # a method line starts with its name or a modifier
     modifiers_first = js_family or written_in(path, KOTLIN_SCALA)  # `override suspend fun`, `private def`
     python = written_in(path, PYTHON)
+    go = written_in(path, GO)  # an interface's method line starts with its name: `Put(ctx context.Context) error`
     comment = _trailing_comment(path)
     current: _Open | None = None
     for raw in patch.split("\n"):
@@ -225,7 +226,7 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], pa
                 current = None
             continue
         defined = definition_name(text, patterns)
-        if defined and (c_family or modifiers_first or text.lstrip().startswith(_DEFINITION_WORDS)) \
+        if defined and (c_family or modifiers_first or go or text.lstrip().startswith(_DEFINITION_WORDS)) \
                 and not (modifiers_first and TYPE_LINE.match(text)):  # `class Pool extends mixin(Base) {`
             counts[defined] += 1
             depth = text.count("(") - text.count(")")
