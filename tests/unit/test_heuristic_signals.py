@@ -774,3 +774,14 @@ def test_a_safety_comment_on_an_unsafe_block_says_why() -> None:
         "    /// Invariant: `ptr` and `end` are both 0 or both inside the last chunk.",
         "        // the fast path"])]))
     assert sig.why_comments == 2
+
+
+@pytest.mark.parametrize(("language", "denial"), [("en", "nothing here suggests a wider design change"),
+                                                  ("zh-CN", "看不出更大范围的设计变化")])
+def test_a_skim_that_names_a_design_does_not_deny_one(language: str, denial: str) -> None:
+    lines = ["    def _verify_dbo(self):", "        if self.dbo and self.async_scheduling:",
+             '            raise ValueError("DBO is not supported with async scheduling")']
+    change = _file("engine/config/vllm.py", lines)
+    digest = heuristic_digest(PRContext(title="Reject DBO with async scheduling", files=[change]), Coverage(), language)
+    assert digest.verdict is Verdict.SKIM
+    assert "_verify_dbo" in digest.reason and denial not in digest.reason, digest.reason

@@ -320,8 +320,15 @@ def _reason(sig: Signals, verdict: Verdict, est: Estimate, language: str) -> str
     parts = [phrase(language, f.key, **f.values) for f in findings]
     joined = phrase(language, "sep").join(parts[:-1])
     text = (joined + phrase(language, "and") + parts[-1]) if len(parts) > 1 else parts[0]
-    return phrase(language, {Verdict.DEEP_READ: "deep", Verdict.SKIM: "skim", Verdict.SKIP: "skip_code"}[verdict],
-                  findings=text)
+    key = {Verdict.DEEP_READ: "deep", Verdict.SKIM: "skim", Verdict.SKIP: "skip_code"}[verdict]
+    if verdict is Verdict.SKIM and any(f.key in _DESIGN_FINDINGS for f in findings):
+        key = "skim_design"  # "nothing suggests a wider design change" would deny the interface it names
+    return phrase(language, key, findings=text)
+
+
+# Findings that are a design other code builds on: a skim that names one does not deny it in the same breath.
+_DESIGN_FINDINGS = frozenset({"implemented", "abstraction", "capability", "fail_fast", "build_graph",
+                              "cross_cutting"})
 
 
 def _config_lines(sig: Signals, *also: FileKind) -> int:

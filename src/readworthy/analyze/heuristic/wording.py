@@ -65,6 +65,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         # findings for code changes, joined into one sentence
         "deep": "It {findings}.",
         "skim": "It {findings}; nothing here suggests a wider design change.",
+        "skim_design": "It {findings}: worth a look at that design, not a line-by-line read.",
         "skip_code": "It {findings}; nothing in it carries over to other code.",
         "and": " and ",
         "sep": ", ",
@@ -279,6 +280,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
                  "单看本 PR 会判为 {own}：{reason}",
         "deep": "它{findings}。",
         "skim": "它{findings}；看不出更大范围的设计变化。",
+        "skim_design": "它{findings}：值得看一眼这处设计，不必逐行阅读。",
         "skip_code": "它{findings}；其中没有能迁移到别处代码的内容。",
         "and": "，并且",
         "sep": "，",
