@@ -207,6 +207,13 @@ def test_build_and_ci_code_defines_names_too() -> None:
     assert touched_definitions("@@ -10,3 +10,4 @@ configure_refs() {\n a\n+b", "ci/bake.sh") == ["configure_refs"]
 
 
+def test_a_cpp_class_marked_final_or_specialised_is_named_by_its_name() -> None:
+    patterns = patterns_for("src/allocator.cpp")
+    assert definition_name("class CpuAllocator final : public Allocator {", patterns) == "CpuAllocator"
+    assert definition_name("class TORCH_API Pool {", patterns) == "Pool"  # a macro before the name
+    assert definition_name("template <> struct Accumulator<__half> {", patterns) == "Accumulator"
+
+
 def test_changed_definitions_include_hunk_context() -> None:
     patch = "@@ -10,3 +10,4 @@ def run_engine(config):\n     a = 1\n+    b = 2\n@@ -40 +41 @@ class Loader:\n-x\n+y"
     assert changed_definitions(patch, "a.py") == ["run_engine", "Loader"]

@@ -785,3 +785,15 @@ def test_a_skim_that_names_a_design_does_not_deny_one(language: str, denial: str
     digest = heuristic_digest(PRContext(title="Reject DBO with async scheduling", files=[change]), Coverage(), language)
     assert digest.verdict is Verdict.SKIM
     assert "_verify_dbo" in digest.reason and denial not in digest.reason, digest.reason
+
+
+@pytest.mark.parametrize(("path", "lines"), [
+    ("orders/src/main/java/com/acme/notify/NotificationSender.java",
+     ["public interface NotificationSender {", "    boolean supports(Customer customer);", "}"]),
+    ("orders/src/main/java/com/acme/Repository.java", ["public abstract class Repository {", "}"]),
+    ("include/fastlib/allocator.h", ["class Allocator {", " public:",
+                                     "  virtual void* Allocate(size_t bytes, cudaStream_t stream) = 0;", "};"]),
+])
+def test_java_interfaces_and_cpp_pure_virtual_members_are_interfaces(path: str, lines: list[str]) -> None:
+    sig = measure(PRContext(title="x", files=[_file(path, lines)]))
+    assert sig.abstractions == (path,)

@@ -292,8 +292,10 @@ _JS = (
 )
 # C / C++ / CUDA / HIP: types, and function definitions (a return type before the name, no ';' after)
 _C = (
-    re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?(?:class|struct|union|enum(?:\s+class)?)\s+(?:\w+\s+)?"
-               r"(?P<name>[A-Za-z_]\w*)\s*(?:final\s*)?(?:[:{]|$)"),
+    # a macro may stand before the name (`class TORCH_API Pool`), never `final` after it; a specialisation
+    # names its arguments (`struct Accumulator<__half> {`)
+    re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?(?:class|struct|union|enum(?:\s+class)?)\s+(?:\w+\s+(?!final\b)(?=\w))?"
+               r"(?P<name>[A-Za-z_]\w*)\s*(?:<[^{};]*>\s*)?(?:final\s*)?(?:[:{]|$)"),
     re.compile(r"^\s{0,4}(?!(?:return|throw|else|if|while|for|switch|case|new|delete|goto|co_return)\b)"
                r"(?:template\s*<[^>]*>\s*)?(?:(?:static|inline|extern|constexpr|virtual|__global__|"
                r"__device__|__host__|__forceinline__|__launch_bounds__\([^)]*\)|C10_\w+|TORCH_\w+)\s+)*"

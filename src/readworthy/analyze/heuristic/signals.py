@@ -49,12 +49,15 @@ _CAN_FLAG = re.compile(r"\bcan_\w+\s*:\s*bool\b|\b(?:def|fn)\s+can_\w+\s*\(\s*(?
 _ABSTRACTION = re.compile(
     r"^\s*(?:class\s+\w+\s*\([^)]*\b(?:ABC|Protocol|Generic|ABCMeta)\b|@(?:abc\.)?abstractmethod"
     r"|(?:pub(?:\([^)]*\))?\s+)?trait\s+\w+|type\s+\w+\s+interface\b|(?:export\s+)?interface\s+\w+"
-    r"|class\s+\w*(?:Base|Interface|Protocol)\b(?!\w))"
+    r"|class\s+\w*(?:Base|Interface|Protocol)\b(?!\w)"
+    # Java, C#, Kotlin: `public interface Sender`, `abstract class Repository`; C++: a pure virtual member
+    r"|(?:(?:public|protected|private|internal|sealed)\s+)*(?:abstract\s+class|interface)\s+\w+"
+    r"|virtual\b[^;]*=\s*0\s*;)"
 )
 # `capability = platform.get_device_capability()` reads what the device has; it declares nothing.
 _READ_BACK = re.compile(r"\s*[\w.]*\bget_\w*\(")
 _CAPABILITY_WORDS = ("support", "capabilit", "is_", "has_", "can_")
-_ABSTRACTION_WORDS = ("class", "abstract", "trait", "interface")
+_ABSTRACTION_WORDS = ("class", "abstract", "trait", "interface", "virtual")
 # A check that refuses a configuration loudly: where it lives, or what its message says.
 _VALIDATOR_NAME = re.compile(r"valid|verify|check|ensure|__post_init__|unsupported|supported|compat", re.IGNORECASE)
 # "not yet supported", "does not support X", "cannot be used with X": the same refusal in other words.
