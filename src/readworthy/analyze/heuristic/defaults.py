@@ -17,12 +17,14 @@ from .shapes import COMMENT_LINE
 # The value's trailing blanks and comma are stripped after the match (default_value): a lazy value
 # before `\s*,?\s*$` retries the blanks from every position of a long run of them.
 # A constant may be declared (`export const MAX_RETRIES = 2;`, `static constexpr int MAX_X = 4;`).
-_DECLARED = r"(?:(?:export|pub|static|const|let|var|final|constexpr|inline)\s+)+(?:[\w:<>]+\s+)?"
+_DECLARED = (r"(?:(?:export|pub|static|const|let|var|val|final|constexpr|inline|public|private|protected|internal)\s+)+"
+             r"(?:[\w:<>]+\s+)?")
 _DEFAULT = re.compile(r"^\s*(?P<lhs>.*\bdefault\s*=|[A-Za-z_]\w*\s*:\s*[\w.\[\], |]+\s*=|[A-Z][A-Z0-9_]{2,}\s+="
                       rf"|{_DECLARED}[A-Z][A-Z0-9_]{{2,}}\s*(?::\s*[\w.<>\[\]]+\s*)?=)"
                       r"\s*(?P<value>[^=].*)$")
 _MAYBE_DEFAULT = re.compile(r".*\bdefault\b|\s*[A-Z][A-Z0-9_]{2,}\s+=|\s*[A-Za-z_]\w*\s*:"  # cheap pre-check
-                            r"|\s*(?:export|pub|static|const|let|var|final|constexpr|inline)\s")
+                            r"|\s*(?:export|pub|static|const|let|var|val|final|constexpr|inline|public|private"
+                            r"|protected|internal)\s")
 
 
 def changed_defaults(added: list[str], removed: list[str], patch: str | None = None) -> list[tuple[str, str, str]]:
@@ -145,8 +147,9 @@ def _setting_above(patch: str | None, line: str) -> str:
 _FLAG_ALONE = re.compile(r"""^\s*["'](--[\w-]+)["'],\s*$""")  # `"--flag",` on its own line in an add_argument
 
 
+# words a `const` may be followed by that are not the constant's name: C's type, Kotlin's `val`
 _C_TYPES = frozenset({"int", "unsigned", "signed", "long", "short", "char", "float", "double", "bool", "auto",
-                      "void", "size_t"})
+                      "void", "size_t", "val", "var"})
 
 
 def _assigned_name(lhs: str) -> str:
@@ -170,7 +173,7 @@ def default_value(match: re.Match[str]) -> str:
     return stripped or value[:1]
 
 
-_NUMBER = r"-?[\d_.]+(?:e-?\d+)?"
+_NUMBER = r"-?[\d_.]+(?:e-?\d+)?[lLfFuU]{0,2}"  # `14L`, `0.5f`, `8u`
 # Arithmetic on numbers and unit names, at least one a number: `64 * 1024`, `1 << 20`, `10 * time.Second`.
 _ARITHMETIC = re.compile(rf"\(?(?:{_NUMBER}|[A-Za-z_][\w.]*)\)?(?:\s*(?:\*\*|\*|/|<<|\+|-)\s*"
                          rf"\(?(?:{_NUMBER}|[A-Za-z_][\w.]*)\)?)+")
