@@ -265,14 +265,18 @@ def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | Non
         return "mechanical_only", {"n": sig.files_total}
     # "Revert" is PR text anyone can write: it settles skip only when the diff looks like a back-out (it deletes
     # at least as much as it adds and defines nothing new), so new code titled a revert is judged on its code
-    if sig.is_revert and not sig.analysed_issues and sig.deleted_lines >= sig.added_lines \
-            and not sig.new_definitions:
-        return "revert", {}
     if sig.version_only:
         return ("version_exclusion" if sig.excludes_version else "version_only"), {}
     if _substance(sig):  # a bump with code beside the pin is judged by that code, not as churn
         return None
-    if sig.repeated_change_files and sig.new_definitions <= sig.repeated_change_files // 10:
+    # a back-out removes what it reverts: a refusal it adds is a change of its own (a guard it drops is
+    # substance, above)
+    if sig.is_revert and not sig.analysed_issues and sig.deleted_lines >= sig.added_lines \
+            and not sig.new_definitions and not sig.new_refusals:
+        return "revert", {}
+    # the same edit across many files, and no code file beside it with logic of its own
+    if sig.repeated_change_files and sig.new_definitions <= sig.repeated_change_files // 10 \
+            and not sig.repeated_outliers:
         return "repeated", {"n": sig.repeated_change_files}
     if sig.only(FileKind.RENAMED, FileKind.DELETED, *MECHANICAL_KINDS) and sig.kinds.get(FileKind.RENAMED):
         return "renames", {"n": sig.kinds[FileKind.RENAMED]}

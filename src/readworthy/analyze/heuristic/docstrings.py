@@ -32,6 +32,20 @@ def docstring_tail(lines: Sequence[str], sides: str = " +") -> str:
     return ""
 
 
+_QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
+
+
+def without_blanks(line: str) -> str:
+    """The line with its blanks taken out, except inside a string: `" ".join(parts)` -> `"".join(parts)` is
+    a different key, not a reformat."""
+    out, last = [], 0
+    for m in _QUOTED.finditer(line):
+        out += ["".join(line[last:m.start()].split()), m.group(0)]
+        last = m.end()
+    out.append("".join(line[last:].split()))
+    return "".join(out)
+
+
 def code_outside_docstrings(lines: Sequence[str], tail: str, comment: re.Pattern[str]) -> str | None:
     """The code of one side of a hunk (its lines without diff marks) as its characters alone: docstrings,
     comment lines and whitespace left out; `tail` closes a docstring the hunk starts inside of. A
@@ -58,9 +72,9 @@ def code_outside_docstrings(lines: Sequence[str], tail: str, comment: re.Pattern
                 break
             found = _ANY_TRIPLE.search(rest)
             if found is None or rest.count(found.group(0)) % 2 == 0:
-                out.append("".join(rest.split()))
+                out.append(without_blanks(rest))
                 break
             cut = found.end()
-            out.append("".join(rest[:cut].split()))
+            out.append(without_blanks(rest[:cut]))
             rest, value = rest[cut:], found.group(0)
     return None if docstring or value else "".join(out)

@@ -14,7 +14,7 @@ from difflib import SequenceMatcher
 from ...languages import HASH_COMMENTS, PYTHON, SLASH_COMMENTS, written_in
 from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
-from .docstrings import code_outside_docstrings, docstring_tail
+from .docstrings import code_outside_docstrings, docstring_tail, without_blanks
 
 # A changed line that only moves a version: `pkg==1.2`, `pkg>=1,!=1.3`, `ARG X_VERSION=v1`, `x = "1.2"`,
 # `x = { git = "...", tag = "v0.1" }`, `FROM image:1.2`, `uses: owner/action@v4`, `rev: v1.2.3`.
@@ -24,9 +24,9 @@ _VERSION_LINE = re.compile(
     r"""^\s*(?:
         [\w.\-\[\],]+\s*(?:===|==|>=|<=|~=|!=|<|>|@)\s*\S+(?:\s*[,;].*)?     # pip specifiers
       | (?:ARG|ENV)\s+\w*(?:VERSION|REF|TAG|SHA|COMMIT)\w*\s*[=\s]\s*\S+     # Dockerfile build args
-      | [\w.\-]+\s*=\s*["'][^"']*\d[^"']*["']\s*,?                          # toml/ini  x = "1.2"
+      | [\w.\-]+\s*=\s*["'][^"'\d]*\d+\.\d[^"']*["']\s*,?                   # toml/ini  x = "1.2" (not "float16")
       | [\w.\-]+\s*=\s*\{(?=.*(?:version|tag|rev|branch)\s*=).*\}\s*,?      # toml table with a version
-      | ["']?[\w.\-@/]+["']?\s*:\s*(?:["'][~^>=<]*\d[\w.\-]*["']               # json/yaml  "x": "^1.2",
+      | ["']?[\w.\-@/]+["']?\s*:\s*(?:["'](?:[~^>=<]+\d|\d+\.\d)[\w.\-]*["']  # json/yaml "x": "^1.2" (not "0")
            | [~^>=<]+\d[\w.\-]* | \d+\.\d+\.\d[\w.\-]*)\s*,?                  # x: ^1.2, x: 1.2.3 (not `warps: 8`)
       | FROM\s+\S+:\S+.*                                                    # base image tag
       | (?:-\s*)?uses:\s*[^\s@]++@\S++                                      # GitHub Actions pins
@@ -195,7 +195,7 @@ def is_cosmetic(path: str, patch: str | None, added: list[str], removed: list[st
     comment = comment_pattern(path)
 
     def code(lines: list[str]) -> str:
-        return "".join("".join(x.split()) for x in lines if x.strip() and not comment.match(x))
+        return "".join(without_blanks(x) for x in lines if x.strip() and not comment.match(x))
 
     hunks = re.split(r"^@@[^\n]*$", patch or "", flags=re.MULTILINE)
     if code(added) != code(removed):
@@ -236,14 +236,17 @@ def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list
     of removed lines that deletes a whole definition is dead code going away. Each as (its line as written,
     what to show): a `raise` is shown with the removed `if` it sat under, which says what was checked."""
     patterns = patterns_for(path)
-    added = diff_lines(patch)[0]
+    added, removed = diff_lines(patch)
     found: list[tuple[str, str]] = []
     run: list[str] = []
     for line in [*(patch or "").split("\n"), ""]:
         if line.startswith("-") and not line.startswith("---"):
             run.append(line[1:])
             continue
-        if run and not any(definition_name(x, patterns) for x in run if patterns):
+        defined = [name for x in run if patterns and (name := definition_name(x, patterns))]
+        # a deleted definition is dead code going away, unless removed code elsewhere called it: then the
+        # checks in it ran, and stop running (a validator deleted with the `__post_init__` calling it)
+        if run and (not defined or _called_elsewhere(defined, removed, run)):
             for i, x in enumerate(run):
                 if _GUARD.match(x) and not _kept(x.strip(), added_guards, added):
                     guard = _whole_statement(run, i)
@@ -252,6 +255,16 @@ def removed_guards(patch: str | None, path: str, added_guards: set[str]) -> list
                     found.append((x, refusal))
         run = []
     return found
+
+
+def _called_elsewhere(names: Sequence[str], removed: Sequence[str], run: Sequence[str]) -> bool:
+    """Whether a removed line outside `run` calls one of `names`."""
+    inside = set(run)
+    for name in names:
+        call = re.compile(rf"\b{re.escape(name)}\s*\(")
+        if any(call.search(x) and definition_name(x) != name for x in removed if x not in inside):
+            return True
+    return False
 
 
 _IF_LINE = re.compile(r"^\s*if\s.+:\s*$")
@@ -414,10 +427,16 @@ def is_import_line(line: str) -> bool:
 
 
 def is_import_or_path_edit(added: list[str], removed: list[str]) -> bool:
-    """Every changed line is an import, a module declaration or a line whose change is a path string:
-    what a move leaves behind in the files that refer to the moved code."""
-    changed = code_lines(added + removed)
-    return bool(changed) and all(_IMPORT.match(x) or _PATH_STRING.search(x) for x in changed)
+    """Every changed line is an import, a module declaration or a line whose change is a path string
+    swapped in place: what a move leaves behind in the files that refer to the moved code. A line with a
+    path that is added or removed outright (`"/tmp/",` joining an allow-list) changes what the code does."""
+    plus, minus = ([x for x in code_lines(lines) if not _IMPORT.match(x)] for lines in (added, removed))
+    if not code_lines(added + removed):
+        return False
+
+    def shape(line: str) -> str:
+        return _PATH_STRING.sub('""', " ".join(line.split()))
+    return all(_PATH_STRING.search(x) for x in plus + minus) and Counter(map(shape, plus)) == Counter(map(shape, minus))
 
 
 def moved_lines(added: Iterable[str], removed: Iterable[str]) -> tuple[int, int]:

@@ -18,7 +18,7 @@ from ...languages import TYPESCRIPT, written_in
 from ...models import FileChange, FileStatus, PRContext
 from ...pack.classify import Classifier, FileKind, value_of
 from . import shapes
-from .centre import GENERIC_NAMES, RankedDefinition, is_template_hook, rank_definitions, template_hooks
+from .centre import GENERIC_NAMES, PERIPHERAL_PATH, RankedDefinition, is_template_hook, rank_definitions, template_hooks
 from .conversation import Discussion, analysed_issues, discussion_of
 from .defaults import changed_defaults
 from .definitions import Definition, file_definitions
@@ -147,6 +147,8 @@ class Signals:
     new_file_code_lines: int = 0  # added lines of code in files the PR creates (not edits)
     new_file_share: float = 0.0  # their share of the added code lines
     new_code_files: tuple[str, ...] = ()  # the code files the PR creates, the largest first
+    repeated_outliers: int = 0  # library code files outside the repeated edit that change logic of their own
+    new_refusals: int = 0  # added lines of code that refuse (raise, throw, a check macro, an error returned)
     why_comments: int = 0  # added comment lines in code that say why (because, otherwise, to avoid ...)
     test_techniques: int = 0  # added test lines that set up a technique: a fixture, a parametrisation, an oracle
     parametrised_fixtures: int = 0  # new fixtures that run each test taking them once per value (`params=`)
@@ -416,6 +418,12 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         abstractions=tuple(shared_abstractions)[:5],
         code_areas=tuple(areas),
         repeated_change_files=len(repeated_paths),
+        new_refusals=sum(1 for p, (plus, _) in lines.items() if kind_of[p] in CODE_KINDS
+                         for x in plus if _REFUSAL.match(x)),
+        # (a tool beside it, say the checker that enforces a new header, is part of the chore)
+        repeated_outliers=sum(1 for p, (plus, minus) in lines.items() if repeated_paths and p not in repeated_paths
+                              and kind_of[p] in CODE_KINDS and not PERIPHERAL_PATH.search(p)
+                              and shapes.logic_lines(plus, minus)),
         cosmetic_only=readable_files > 0 and cosmetic_files == readable_files,
         version_only=version_files > 0 and version_files + cosmetic_files == substantive,
         excludes_version=bool(exclusions),
