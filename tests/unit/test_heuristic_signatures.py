@@ -273,3 +273,12 @@ def test_a_go_interface_method_that_takes_a_context_is_a_changed_contract() -> N
     body = FileChange(path="internal/api/handlers.go", status=FileStatus.MODIFIED, additions=1, deletions=1,
                       patch="@@ -10,3 +10,3 @@ func (h *Handler) Serve() {\n-\tRegister(job)\n+\tRegister(ctx, job)\n }\n")
     assert changed_signatures(body) == []
+
+
+def test_a_java_parameters_annotation_is_not_a_parameter() -> None:
+    change = _modified("orders/src/main/java/com/acme/OrderController.java",
+                       ['    public List<Order> byCustomer(@PathVariable String id) {'],
+                       ['    public List<Order> byCustomer(@PathVariable String id, '
+                        '@RequestParam(defaultValue = "50") int limit) {'])
+    (s,) = changed_signatures(change)
+    assert s.added_params == ("limit",)

@@ -37,6 +37,7 @@ _GO_RETURN = re.compile(r"^\s*(?P<type>[^{}]*?)\s*\{?\s*$")
 # A parameter's name: after a Rust attribute (`#[allow(unused)]`), a star, `&`, `mut` or a spread.
 _PARAM_NAME = re.compile(r"^\s*(?:#\[[^\]]*\]\s*)*(?:\*{1,2}|&|mut\s+|\.\.\.)?(?P<name>[A-Za-z_]\w*)")
 _SELF = frozenset({"self", "cls", "this"})
+_ANNOTATION = re.compile(r"@[\w.]+(?:\((?:[^()]|\([^()]*\))*\))?")
 MAX_SIGNATURE_POINTS = 2
 SIGNATURE_FILES = 200  # the most important files are read for signatures: a 3,000-file PR stays fast
 SIGNATURE_LINES = 40  # a signature is read over at most this many lines
@@ -98,6 +99,8 @@ def _parts(line: str, c_family: bool = False) -> tuple[list[str], str] | None:
 def _parameter_name(part: str, c_family: bool) -> str:
     """The name one parameter declares, or "" for none a caller is told to pass."""
     if c_family:
+        # its annotations first (`@RequestParam(defaultValue = "50") int limit`): what they set is no parameter
+        part = _ANNOTATION.sub(" ", part)
         words = re.findall(r"[A-Za-z_]\w*", part.split("=")[0])
         return words[-1] if len(words) >= 2 else ""  # a type and a name; `void` alone, `...` and a bare type name none
     m = _PARAM_NAME.match(part)
