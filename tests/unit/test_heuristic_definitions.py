@@ -350,3 +350,14 @@ def test_a_doc_comment_after_a_closed_definition_is_the_next_ones_not_a_note_of_
                                                                 additions=6, patch=cu)).definitions}
     assert defs["Packed2"].doc.startswith("Two-element packed types")
     assert defs["act_and_mul_kernel"].notes == []
+
+
+def test_javadoc_markup_reads_as_its_page_shows_it() -> None:
+    java = ("@@ -0,0 +1,9 @@\n+/**\n+ * Sends order notifications over one channel.\n"
+            "+ * <p>Implementations say whether they reach a customer ({@link #supports});\n"
+            "+ * {@link #send} is only called for those.\n+ * @param order the order\n+ */\n"
+            "+public interface NotificationSender {\n+    boolean supports(Customer c);\n+}\n")
+    (sender, *_) = file_definitions(FileChange(path="src/main/java/acme/NotificationSender.java", status="added",
+                                               additions=9, patch=java)).definitions
+    assert sender.doc == ("Sends order notifications over one channel. Implementations say whether they reach a "
+                          "customer (`supports`); `send` is only called for those.")

@@ -17,7 +17,8 @@ def join_comment(lines: list[str]) -> str:
     """One text from the lines of a comment block: separator rules dropped, a short heading line kept apart.
     A titled banner (`#### DEV IMAGE ####`) names a section of the file, not what follows it: the block
     starts after the last one, which is kept only when nothing follows it."""
-    texts = [_RULE.sub(" ", line).strip() for line in lines]
+    texts = [_RULE.sub(" ", _plain_doc(line)).strip() for line in lines if not _DOC_BLOCK_TAG.match(line)]
+    lines = [line for line in lines if not _DOC_BLOCK_TAG.match(line)]
     banners = [i for i, line in enumerate(lines) if texts[i] and _RULE.search(line)]
     if banners:
         last = banners[-1]
@@ -31,6 +32,20 @@ def join_comment(lines: list[str]) -> str:
             out[-1] += "."  # "Rust build inputs" above "Keep these separate ..." is a heading
         out.append(line)
     return " ".join(out)
+
+
+# Javadoc / JSDoc markup, read as the rendered page shows it: `{@link Foo#bar}` is the name `Foo.bar`, `<p>`
+# breaks a paragraph, `@deprecated` starts a sentence; `@param` / `@return` / `@throws` lines document one
+# parameter each, not the decision
+_DOC_INLINE = re.compile(r"\{@(?:link|linkplain|code|literal|value)\s+([^}]*)\}")
+_DOC_HTML = re.compile(r"</?(?:p|br|ul|ol|li|em|b|i|strong|tt|code|pre)\s*/?>", re.IGNORECASE)
+_DOC_BLOCK_TAG = re.compile(r"^\s*@(?:param|return|returns|throws|exception|see|since|author|version|serial)\b")
+
+
+def _plain_doc(line: str) -> str:
+    line = _DOC_INLINE.sub(lambda m: "`" + m.group(1).strip().lstrip("#").replace("#", ".") + "`", line)
+    line = _DOC_HTML.sub(" ", line)
+    return re.sub(r"^(\s*)@deprecated\b\s*", r"\1Deprecated: ", line)
 
 
 def _heading(lines: list[str]) -> bool:
