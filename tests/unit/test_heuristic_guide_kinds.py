@@ -638,3 +638,21 @@ def test_a_go_table_driven_test_is_named_as_a_table_of_cases(language: str) -> N
                                                 "\tif backoff(0) != 100 {", '\t\tt.Fatal("first")', "\t}", "}"])
     digest = heuristic_digest(PRContext(title="Cover backoff", files=[plain]), Coverage(), language)
     assert not any("table of cases" in d.title + d.explanation or "用例表" in d.title for d in digest.decisions)
+
+
+@pytest.mark.parametrize(("path", "lines"), [
+    ("tests/elementwise_test.cc", ["class ElementwiseTest : public ::testing::TestWithParam<Case> {};", "",
+                                   "TEST_P(ElementwiseTest, AddMatchesReference) {",
+                                   "  EXPECT_EQ(Add(GetParam().a, GetParam().b), GetParam().want);", "}", "",
+                                   "INSTANTIATE_TEST_SUITE_P(Sizes, ElementwiseTest,",
+                                   "                         ::testing::Values(Case{1, 2, 3}, Case{4, 5, 9}));"]),
+    ("libs/common/src/test/java/acme/MoneyTest.java", ["    @ParameterizedTest",
+                                                       '    @CsvSource({"EUR, 2", "JPY, 0"})',
+                                                       "    void roundsToCurrencyDigits(String code, int digits) {",
+                                                       "        assertEquals(digits, Money.digits(code));", "    }"]),
+])
+def test_a_parametrised_test_in_an_existing_file_of_any_language_is_a_technique(path: str, lines: list[str]) -> None:
+    change = _modified(path, "@@ -20,1 +20,{} @@\n }}\n".format(len(lines) + 1) + "\n".join("+" + x for x in lines))
+    digest = heuristic_digest(PRContext(title="Parametrise the tests", files=[change]), Coverage(), "en")
+    assert digest.verdict is Verdict.SKIM
+    assert any(d.title.startswith("A table of cases") for d in digest.decisions), digest.decisions

@@ -224,7 +224,7 @@ def _new_test_technique(sig: Signals) -> bool:
     the same coverage): the rubric's borrowable testing idea, a skim."""
     new_test_file = any(r.kind is FileKind.TEST and r.change.status is FileStatus.ADDED for r in sig.ranked)
     new_module = new_test_file and sig.test_techniques >= 2
-    wider = sig.parametrised_fixtures > 0 and not sig.removed_parametrisations
+    wider = (sig.parametrised_fixtures > 0 or sig.case_tables > 0) and not sig.removed_parametrisations
     return ((new_module or wider) and bool(sig.kinds.get(FileKind.TEST))
             and sig.only(FileKind.TEST, *_SUPPORT_KINDS))
 

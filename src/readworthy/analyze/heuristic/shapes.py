@@ -89,10 +89,10 @@ def diff_lines(patch: str | None) -> tuple[list[str], list[str]]:
 
 
 # One test run over a table of cases, in any language: Go's `[]struct{...}` walked with `range`, `it.each` /
-# `test.each`, JUnit's `@ParameterizedTest`, Rust's `#[rstest]` with `#[case]` (pytest's parametrize has axes
-# of its own, read apart).
+# `test.each`, JUnit's `@ParameterizedTest`, Rust's `#[rstest]` with `#[case]`, GoogleTest's `TEST_P` with
+# `INSTANTIATE_TEST_SUITE_P` (pytest's parametrize has axes of its own, read apart).
 CASE_TABLE = re.compile(r"\[\]struct\s*\{|\b(?:it|test|describe)\.each\b|@ParameterizedTest\b"
-                        r"|#\[(?:rstest|case|test_case)\b")
+                        r"|#\[(?:rstest|case|test_case)\b|\b(?:TEST_P|TYPED_TEST_P?)\s*\(|\bINSTANTIATE_TEST_SUITE_P\b")
 # A test that sets up a technique: a fixture, a parametrisation, a comparison against a reference.
 _TEST_TECHNIQUE = re.compile(r"^\s*@pytest\.(?:fixture|mark\.parametrize)\b|\b(?:assert_close|allclose|assert_allclose|"
                              r"assert_array_equal|hypothesis|@given|ref_\w+\(|reference_\w+\()|\bt\.Run\(|"

@@ -152,6 +152,7 @@ class Signals:
     why_comments: int = 0  # added comment lines in code that say why (because, otherwise, to avoid ...)
     test_techniques: int = 0  # added test lines that set up a technique: a fixture, a parametrisation, an oracle
     parametrised_fixtures: int = 0  # new fixtures that run each test taking them once per value (`params=`)
+    case_tables: int = 0  # added test lines that run a test over a table of cases (`[]struct{`, `TEST_P`, `it.each`)
     removed_parametrisations: int = 0  # removed `parametrize` marks and `params=`: a parametrisation moved, if any
     doc_headings: int = 0  # headings added to docs: new sections, not edits of a line
     template_hooks: int = 0  # new methods with conventional names (`__init__`, `forward`): a template filled in
@@ -293,7 +294,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     exclusions: list[Located] = []
     bump_title = bool(is_bump_title(ctx.title))
     module_docs: list[tuple[str, str]] = []
-    why = techniques = headings = param_fixtures = removed_params = 0
+    why = techniques = headings = param_fixtures = removed_params = case_tables = 0
     for change in ctx.files:
         kind = kind_of[change.path]
         kinds[kind] += 1
@@ -335,6 +336,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         if kind is FileKind.TEST:
             techniques += sum(1 for line in plus if shapes.is_test_technique(line))
             param_fixtures += shapes.parametrised_fixtures(plus)
+            case_tables += sum(1 for line in plus if shapes.CASE_TABLE.search(line))
             removed_params += sum(1 for line in minus if shapes.is_parametrisation(line))
         elif kind is FileKind.DOCS:
             headings += sum(1 for line in plus if shapes.is_doc_heading(line))
@@ -466,6 +468,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         why_comments=why,
         test_techniques=techniques,
         parametrised_fixtures=param_fixtures,
+        case_tables=case_tables,
         removed_parametrisations=removed_params,
         doc_headings=headings,
         template_hooks=(hooks := template_hooks(new_code, code_defs, abstractions)),
