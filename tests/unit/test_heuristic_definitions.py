@@ -361,3 +361,11 @@ def test_javadoc_markup_reads_as_its_page_shows_it() -> None:
                                                additions=9, patch=java)).definitions
     assert sender.doc == ("Sends order notifications over one channel. Implementations say whether they reach a "
                           "customer (`supports`); `send` is only called for those.")
+
+
+def test_a_cpp_member_defined_outside_its_class_is_named_with_it() -> None:
+    cpp = ("@@ -30,4 +30,4 @@ namespace fastlib {\n Tensor Tensor::Slice(int64_t begin, int64_t end) const {\n"
+           "-  if (end >= rows_) {\n+  if (end > rows_) {\n     throw std::out_of_range(\"slice\");\n")
+    names = [d.qualname for d in file_definitions(FileChange(path="src/tensor.cpp", status="modified", additions=1,
+                                                             deletions=1, patch=cpp)).definitions]
+    assert names == ["Tensor.Slice"]

@@ -29,7 +29,7 @@ from ...models import FileChange
 from ...pack.classify import definition_name, patterns_for
 from .comment_text import comment_syntax, join_comment, whole_sentences
 from .docstrings import docstring_tail
-from .names import GO_RECEIVER, TYPE_LINE, exported
+from .names import TYPE_LINE, declared_on, exported
 
 # Decorators of jitted GPU functions; one whose name ends in "kernel" is what a launch starts at.
 _KERNEL_DECORATOR = re.compile(r"^@(?:triton\.(?:jit|autotune|heuristics)|(?:numba\.)?cuda\.jit|tilelang\.jit"
@@ -418,9 +418,8 @@ class _FileReader:
 
     def _open(self, name: str, text: str, line: int, new: bool, indent: int, from_header: bool) -> None:
         owners = [f.definition.name for f in self.stack if f.definition.is_type][-2:]
-        receiver = GO_RECEIVER.match(text.lstrip())
-        if receiver and not owners:  # a Go method belongs to its receiver's type
-            owners = [receiver.group("type")]
+        if not owners and (owner := declared_on(text, name)):  # a Go receiver, a C++ `Tensor::Slice`
+            owners = [owner]
         qualname = ".".join([*owners, name])
         marks = " ".join(self.pending_marks) + " " + text
         jitted = any(_KERNEL_DECORATOR.match(m) for m in self.pending_marks)

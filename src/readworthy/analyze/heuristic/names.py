@@ -20,6 +20,17 @@ _HIDDEN_MEMBER = re.compile(r"\s*(?:(?:static|async|readonly|override|abstract|f
 _FILE_STATIC = re.compile(r"\s*(?:template\s*<[^>]*>\s*)?(?:inline\s+)?static\b")
 # `func (m *Mem[K, V]) Get(`: the type a Go method is declared on.
 GO_RECEIVER = re.compile(r"^func\s*\(\s*(?:\w+\s+)?\*?\s*(?P<type>[A-Za-z_]\w*)")
+# C++'s `Tensor Tensor::Slice(int begin) {`: a member defined outside its class
+_CPP_OWNER = re.compile(r"\b(?P<owner>[A-Za-z_]\w*)(?:<[^<>]*>)?::(?P<name>~?[A-Za-z_]\w*)\s*\(")
+
+
+def declared_on(line: str, name: str) -> str:
+    """The type a method defined on this line belongs to when the line itself says (a Go method's receiver,
+    a C++ member defined outside its class), else ""."""
+    if receiver := GO_RECEIVER.match(line.lstrip()):
+        return receiver.group("type")
+    outside = _CPP_OWNER.search(line)
+    return outside.group("owner") if outside and outside.group("name") == name else ""
 
 
 def exported(path: str, name: str) -> bool:
