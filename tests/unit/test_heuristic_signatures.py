@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from readworthy.analyze.heuristic import heuristic_digest
-from readworthy.analyze.heuristic.signature_points import changed_signatures
+from readworthy.analyze.heuristic.signals import measure
+from readworthy.analyze.heuristic.signature_points import changed_signatures, signature_points
 from readworthy.models import Coverage, FileChange, FileStatus, OutlineEntry, PRContext
 
 
@@ -282,3 +283,18 @@ def test_a_java_parameters_annotation_is_not_a_parameter() -> None:
                         '@RequestParam(defaultValue = "50") int limit) {'])
     (s,) = changed_signatures(change)
     assert s.added_params == ("limit",)
+
+
+@pytest.mark.parametrize(("path", "old", "new", "keyword"), [
+    ("billing/src/main/kotlin/acme/InvoiceService.kt", "    fun pay(invoiceId: String): Invoice {",
+     "    suspend fun pay(invoiceId: String): Invoice {", "suspend"),
+    ("engine/client.py", "    def fetch(self, url: str) -> bytes:", "    async def fetch(self, url: str) -> bytes:",
+     "async"),
+])
+def test_a_function_made_asynchronous_is_a_changed_contract(path: str, old: str, new: str, keyword: str) -> None:
+    # the hunk sits deep in a class whose constructor's `(` git shows as the header: the body, not a signature
+    header = " class InvoiceService(" if path.endswith(".kt") else " class Client:"
+    (s,) = changed_signatures(_modified(path, [old], [new], header))
+    assert s.now_async == keyword and not s.added_params
+    points = signature_points(measure(PRContext(title="Go async", files=[_modified(path, [old], [new], header)])), "en")
+    assert [p.decision.title.endswith(f"is now `{keyword}`") for p in points] == [True]

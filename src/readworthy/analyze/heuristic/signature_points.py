@@ -37,6 +37,7 @@ _GO_RETURN = re.compile(r"^\s*(?P<type>[^{}]*?)\s*\{?\s*$")
 # A parameter's name: after a Rust attribute (`#[allow(unused)]`), a star, `&`, `mut` or a spread.
 _PARAM_NAME = re.compile(r"^\s*(?:#\[[^\]]*\]\s*)*(?:\*{1,2}|&|mut\s+|\.\.\.)?(?P<name>[A-Za-z_]\w*)")
 _SELF = frozenset({"self", "cls", "this"})
+_ASYNC = re.compile(r"\b(?:async|suspend)\b(?=[^(]*\()")  # before the parameters: a modifier, not a name
 _ANNOTATION = re.compile(r"@[\w.]+(?:\((?:[^()]|\([^()]*\))*\))?")
 MAX_SIGNATURE_POINTS = 2
 SIGNATURE_FILES = 200  # the most important files are read for signatures: a 3,000-file PR stays fast
@@ -64,6 +65,7 @@ class Signature:
     new_return: str
     added_params: tuple[str, ...]
     removed_params: tuple[str, ...]
+    now_async: str = ""  # the keyword that makes it asynchronous now (`async`, `suspend`): callers must await it
 
 
 def _parts(line: str, c_family: bool = False) -> tuple[list[str], str] | None:
@@ -216,6 +218,8 @@ def _signatures(patch: str, side: str, patterns: tuple[re.Pattern[str], ...], pa
         if current is not None and current.indent >= 0 and text.strip() and indentation(text) <= current.indent \
                 and not text.lstrip().startswith(")"):
             current = None  # a line as shallow as the definition: its body ended above; the line is read afresh
+        elif current is not None and definition_name(text, patterns):
+            current = None  # a definition of its own: the hunk was in the body the header's signature opens
         if current is not None:
             current.text += " " + text.strip()
             current.depth += text.count("(") - text.count(")")
@@ -271,8 +275,9 @@ def changed_signatures(change: FileChange) -> list[Signature]:
         if _spelled_alike(old_return) == _spelled_alike(new_return) or (
                 _base(old_return) == _base(new_return) and _base(old_return) in (old_return, new_return)):
             old_return = new_return  # `Dict[K, V]` -> `dict[K, V]`, `list` -> `list[T]`: the same type, spelled anew
-        if old_return != new_return or added or removed:
-            out.append(Signature(name, old, new, old_return, new_return, added, removed))
+        now_async = next((m.group(0) for m in [_ASYNC.search(new)] if m and not _ASYNC.search(old)), "")
+        if old_return != new_return or added or removed or now_async:
+            out.append(Signature(name, old, new, old_return, new_return, added, removed, now_async))
     return out
 
 
@@ -293,7 +298,9 @@ def signature_points(sig: Signals, language: str) -> list[CodePoint]:
                       "old": s.old_return or "—", "new": s.new_return or "—", "n": len(anchor.caller_files),
                       "added": code_names(list(s.added_params), 3, language),
                       "removed": code_names(list(s.removed_params), 3, language)}
-            if s.old_return != s.new_return and s.old_return and s.new_return:
+            if s.now_async:
+                title, values["keyword"] = "c_signature_async_title", s.now_async
+            elif s.old_return != s.new_return and s.old_return and s.new_return:
                 title = "c_signature_returns_title"
             elif s.added_params:
                 title = "c_signature_takes_title"
@@ -302,6 +309,7 @@ def signature_points(sig: Signals, language: str) -> list[CodePoint]:
             else:
                 continue  # a return type added or dropped where none was written: an annotation, not a contract
             key = "c_signature_used" if anchor.caller_files else "c_signature"
+            key = "c_signature_async" if s.now_async else key
             out.append(CodePoint(Decision(title=fit(phrase(language, title, **values), 160),
                                           explanation=fit(phrase(language, key, **values), 900),
                                           references=list(dict.fromkeys([facts.change.path, anchor.reference]))),

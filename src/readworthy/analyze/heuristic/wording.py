@@ -171,6 +171,9 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "c_signature_returns_title": "`{name}` now returns `{new}` (was `{old}`)",
         "c_signature_takes_title": "`{name}` now takes {added}",
         "c_signature_drops_title": "`{name}` no longer takes {removed}",
+        "c_signature_async_title": "`{name}` is now `{keyword}`",
+        "c_signature_async": "A changed signature in `{file}`: `{name}` is now asynchronous, so every caller must "
+                             "await it from a coroutine.",
         "c_signature": "A changed signature in `{file}`: every caller of `{name}` meets it.",
         "c_signature_used": "A changed signature in `{file}`, called from {n} other changed file{s}: every caller "
                             "of `{name}` meets it.",
@@ -375,6 +378,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "c_signature_returns_title": "`{name}` 的返回类型改为 `{new}`（原为 `{old}`）",
         "c_signature_takes_title": "`{name}` 新增参数 {added}",
         "c_signature_drops_title": "`{name}` 不再接受参数 {removed}",
+        "c_signature_async_title": "`{name}` 改为 `{keyword}`",
+        "c_signature_async": "`{file}` 中的签名变了：`{name}` 现在是异步的，每个调用方都要在协程中等待它。",
         "c_signature": "`{file}` 中的签名变了：每个调用 `{name}` 的地方都要随之调整。",
         "c_signature_used": "`{file}` 中的签名变了，其他 {n} 个改动文件调用它：每个调用 `{name}` 的地方都要随之调整。",
         "c_shared_title": "新文件之外，它还改动了共享代码：{files}",
