@@ -95,3 +95,20 @@ def test_only_ci_files_are_workflows() -> None:
     assert is_workflow(".github/workflows/ci.yml") and is_workflow(".buildkite/test-pipeline.yaml")
     assert is_workflow(".gitlab-ci.yml")
     assert not is_workflow("configs/model.yaml") and not is_workflow("docker/Dockerfile")
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_new_cmake_option_is_a_point_with_its_default_and_help(language: str) -> None:
+    cmake = FileChange(path="CMakeLists.txt", status=FileStatus.MODIFIED, additions=3, deletions=1, patch=(
+        '@@ -10,2 +10,4 @@ project(fastlib)\n option(FASTLIB_BUILD_TESTS "Build the tests" ON)\n'
+        '+option(FASTLIB_ENABLE_NVTX "Emit NVTX ranges around kernel launches" OFF)\n'
+        '-option(FASTLIB_FAST_MATH "Fast math" ON)\n+option(FASTLIB_FAST_MATH "Use fast math intrinsics" ON)\n'
+        '+set(FASTLIB_ARCHS "80;90" CACHE STRING "CUDA architectures to build for")\n'))
+    digest = heuristic_digest(PRContext(title="Build options", files=[cmake]), Coverage(), language)
+    titles = [d.title for d in digest.decisions]
+    if language == "en":
+        assert titles == ["A new build option `FASTLIB_ENABLE_NVTX` (default `OFF`)",
+                          "A new build option `FASTLIB_ARCHS` (default `80;90`)"]
+    else:
+        assert titles == ["新增构建选项 `FASTLIB_ENABLE_NVTX`（默认 `OFF`）", "新增构建选项 `FASTLIB_ARCHS`（默认 `80;90`）"]
+    assert "Emit NVTX ranges around kernel launches" in digest.decisions[0].explanation

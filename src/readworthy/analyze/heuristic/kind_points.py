@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from ...models import Decision, FileChange, FileStatus, PRContext
 from ...pack.classify import FileKind
 from .authors import brief, is_measurement
+from .build_points import build_points, is_cmake
 from .definitions import file_definitions, is_prose
 from .shapes import CASE_TABLE, bracket_depth, closing_bracket, top_level_split
 from .signals import MECHANICAL_KINDS, Signals
@@ -58,7 +59,7 @@ NAV_EDIT_LINES = 4  # configuration lines beside docs that are a navigation entr
 
 
 def kind_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision] | None:
-    """The design points of a docs-only, tests-only or CI-only PR, or None for any other PR."""
+    """The design points of a docs-only, tests-only or build-only PR, or None for any other PR."""
     readable = [f for f in sig.ranked if f.kind not in MECHANICAL_KINDS and f.kind is not FileKind.DELETED]
     docs = [f for f in readable if f.kind is FileKind.DOCS]
     # a docs page and its entry in the site's navigation (`mkdocs.yaml`): a docs PR
@@ -68,9 +69,11 @@ def kind_points(ctx: PRContext, sig: Signals, language: str) -> list[Decision] |
     tests = [f for f in readable if f.kind is FileKind.TEST]
     if tests and all(f.kind in (FileKind.TEST, FileKind.CONFIG) for f in readable):
         return test_points([f.change for f in tests], language)
+    build_only = all(f.kind in (FileKind.BUILD, FileKind.CONFIG, FileKind.DOCS) for f in readable)
     workflows = [f.change for f in readable if is_workflow(f.change.path)]
-    if workflows and all(f.kind in (FileKind.BUILD, FileKind.CONFIG) for f in readable):
-        return workflow_points(workflows, language) or None  # none: what the other readers find
+    cmake = [f.change for f in readable if is_cmake(f.change.path)]
+    if (workflows or cmake) and build_only:  # none found: what the other readers find
+        return [*workflow_points(workflows, language), *build_points(cmake, language)][:3] or None
     return None
 
 
