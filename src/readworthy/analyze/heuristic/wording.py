@@ -342,7 +342,7 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "f_sentence": "它{facts}。",
         "f_sep": "，",
         "f_kernel_entry": "是内核入口",
-        "f_callers": "被其他 {n} 个改动文件调用",
+        "f_callers": "被其他 {n} 个改动文件使用",
         "f_tested": "由 `{test}` 覆盖测试",
         "c_condition_body_title": "`{body}` 改为在 `{new}` 时执行",
         "c_condition_body": "`{file}` 中 `{name}` 的条件由 ~~`{old}`~~ 改为 `{new}`。",
