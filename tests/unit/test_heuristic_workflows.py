@@ -112,3 +112,10 @@ def test_a_new_cmake_option_is_a_point_with_its_default_and_help(language: str) 
     else:
         assert titles == ["新增构建选项 `FASTLIB_ENABLE_NVTX`（默认 `OFF`）", "新增构建选项 `FASTLIB_ARCHS`（默认 `80;90`）"]
     assert "Emit NVTX ranges around kernel launches" in digest.decisions[0].explanation
+
+
+def test_a_plain_paths_list_names_every_path() -> None:
+    paths = ("@@ -1,3 +1,7 @@\n on:\n   pull_request:\n+    paths:\n+      - 'csrc/**'\n+      - 'setup.py'\n"
+             "+      - 'requirements/cuda.txt'\n")
+    (point,) = workflow_points([_workflow(paths)], "en")
+    assert point.title == "Runs only for changes under `csrc/**`, `setup.py`, `requirements/cuda.txt`"

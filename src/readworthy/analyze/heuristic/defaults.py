@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .line_conditions import first_argument
+from .line_conditions import argument_end, first_argument
 from .shapes import COMMENT_LINE
 
 # A default a reader relies on: `default=...`, an annotated field `name: T = ...`, a constant `NAME = ...`.
@@ -93,23 +93,15 @@ def _parameter_defaults(added: list[str], removed: list[str]) -> list[tuple[str,
 
 
 def _parameters(text: str) -> list[str]:
-    """The parameters before the bracket that closes the list `text` starts inside, each stripped."""
-    out, depth, quote, start = [], 0, "", 0
-    for i, c in enumerate(text):
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "\"'":
-            quote = c
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}" and depth:
-            depth -= 1
-        elif c in ",)" and depth == 0:
-            out.append(text[start:i].strip())
-            start = i + 1
-            if c == ")":
-                return [x for x in out if x]
-    return [x for x in out if x]  # the list goes on past this line: a piece not yet ended is left out
+    """The parameters before the bracket that closes the list `text` starts inside, each stripped; where the
+    list goes on past this line, the piece not yet ended is left out."""
+    out, rest = [], text
+    while (end := argument_end(rest)) < len(rest):
+        out.append(rest[:end].strip())
+        if rest[end] != ",":
+            break
+        rest = rest[end + 1:]
+    return [x for x in out if x]
 
 
 def is_constant(name: str) -> bool:

@@ -49,6 +49,12 @@ def condition_of(line: str, path: str = "") -> tuple[str, str] | None:
 def first_argument(text: str) -> str:
     """`text` up to the comma or bracket that ends the argument it starts with (outside strings), stripped:
     `cond, "message")` and `cond)` give `cond`."""
+    return text[:argument_end(text)].strip()
+
+
+def argument_end(text: str) -> int:
+    """The index of the comma or closing bracket that ends the argument `text` starts with (outside strings
+    and inner brackets), or len(text) when the line ends first."""
     depth, quote = 0, ""
     for i, c in enumerate(text):
         if quote:
@@ -59,11 +65,11 @@ def first_argument(text: str) -> str:
             depth += 1
         elif c in ")]}":
             if depth == 0:
-                return text[:i].strip()
+                return i
             depth -= 1
         elif c == "," and depth == 0:
-            return text[:i].strip()
-    return text.strip()
+            return i
+    return len(text)
 
 
 def balanced(text: str) -> bool:

@@ -10,7 +10,7 @@ Everything quoted is added text of the PR.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ...models import Decision, FileChange
 from .wording import code_names, fit, list_sep, phrase
@@ -93,27 +93,27 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" -"))
 
 
-def _children(lines: list[tuple[str, bool]], at: int, indent: int) -> list[tuple[str, str]]:
-    """The `key: value` lines nested under the key at `at`."""
-    out = []
-    for line, _ in lines[at + 1:]:
+def _nested(lines: list[tuple[str, bool]], at: int, indent: int) -> Iterator[tuple[int, str]]:
+    """The lines nested under the key at `at` (indented deeper than `indent`), with their indices; blank and
+    comment lines left out."""
+    for i in range(at + 1, len(lines)):
+        line = lines[i][0]
         if not line.strip() or _COMMENT.match(line):
             continue
         if _indent(line) <= indent:
-            break
-        if m := _KEY.match(line):
-            out.append((m.group("key"), m.group("value")))
-    return out
+            return
+        yield i, line
+
+
+def _children(lines: list[tuple[str, bool]], at: int, indent: int) -> list[tuple[str, str]]:
+    """The `key: value` lines nested under the key at `at`."""
+    return [(m.group("key"), m.group("value")) for _, line in _nested(lines, at, indent) if (m := _KEY.match(line))]
 
 
 def _items(lines: list[tuple[str, bool]], at: int, indent: int) -> list[str]:
     """The list items nested under the key at `at` (a `|` block's lines too), quotes dropped."""
     out = []
-    for line, _ in lines[at + 1:]:
-        if not line.strip() or _COMMENT.match(line):
-            continue
-        if _indent(line) <= indent:
-            break
+    for _, line in _nested(lines, at, indent):
         if m := _LIST_ITEM.match(line):
             out.append(m.group("item"))
         elif ":" not in line:
@@ -122,35 +122,18 @@ def _items(lines: list[tuple[str, bool]], at: int, indent: int) -> list[str]:
 
 
 def _groups(lines: list[tuple[str, bool]], at: int, indent: int) -> list[tuple[str, list[str]]]:
-    """A paths list, or a paths filter's named lists (`kernels:` then its globs), each named ("" for one list)."""
-    out: list[tuple[str, list[str]]] = []
-    for i in range(at + 1, len(lines)):
-        line = lines[i][0]
-        if not line.strip() or _COMMENT.match(line):
-            continue
-        if _indent(line) <= indent:
-            break
-        if (m := _KEY.match(line)) and not m.group("value"):
-            items = _items(lines, i, _indent(line))
-            if items:
-                out.append((m.group("key"), items))
-        elif not out and (item := _LIST_ITEM.match(line)):
-            out = [("", [*(out[0][1] if out else []), item.group("item")])]
-    if not out:
-        items = _items(lines, at, indent)
-        out = [("", items)] if items else []
+    """A paths filter's named lists (`kernels:` then its globs), or a plain paths list as one unnamed ("")."""
+    out = [(m.group("key"), items) for i, line in _nested(lines, at, indent)
+           if (m := _KEY.match(line)) and not m.group("value") and (items := _items(lines, i, _indent(line)))]
+    if not out and (items := _items(lines, at, indent)):
+        out = [("", items)]
     return out
 
 
 def _axes(lines: list[tuple[str, bool]], at: int, indent: int) -> list[tuple[str, list[str]]]:
     """A matrix's axes, each with its values: `python-version: ["3.9", "3.10"]` or a list under the key."""
     out = []
-    for i in range(at + 1, len(lines)):
-        line = lines[i][0]
-        if not line.strip() or _COMMENT.match(line):
-            continue
-        if _indent(line) <= indent:
-            break
+    for i, line in _nested(lines, at, indent):
         m = _KEY.match(line)
         if m is None or m.group("key") in ("include", "exclude"):
             continue
