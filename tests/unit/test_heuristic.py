@@ -296,7 +296,7 @@ def test_zh_cn_writes_localised_sentences_and_keeps_code_names() -> None:
     en = heuristic_digest(_small_fix(), NO_COVERAGE, "en")
     zh = heuristic_digest(_small_fix(), NO_COVERAGE, "zh-CN")
     assert zh.verdict == en.verdict
-    assert zh.reason.startswith(("它", "只改了")) and "It " not in zh.reason and "2 行" in zh.reason
+    assert zh.reason.startswith(("该 PR", "只改了")) and "It " not in zh.reason and "2 行" in zh.reason
     assert zh.start_reading == en.start_reading  # code names stay as they are
     pin = PRContext(title="x", files=[_file("requirements/a.txt", ["a==2"], ["a==1"])])
     assert "依赖" in heuristic_digest(pin, NO_COVERAGE, "zh-CN").reason

@@ -728,9 +728,9 @@ def test_a_room_check_at_run_time_is_no_capability_flag() -> None:
     assert flags("    def can_use_cuda_graphs(self) -> bool:") == ("can_use_cuda_graphs",)
     assert flags("    def can_implement(cls, config):") == ("can_implement",)
     assert flags("    def supports_fp8(self) -> bool:") == ("supports_fp8",)
-    # a `can_x` of the object alone is a flag: a boolean field, a question taking nothing
+    # a `can_x` declared as a boolean field is a flag; a method taking nothing may still ask about room
     assert flags("    can_graph: bool = True") == ("can_graph",)
-    assert flags("    def can_overlap(self) -> bool:") == ("can_overlap",)
+    assert flags("    def can_accept(self) -> bool:") == ()
     assert flags("        can_overlap = lambda: self.method.overlaps") == ()
 
 

@@ -241,3 +241,26 @@ def test_a_tests_only_pr_starts_at_the_fixture_its_design_point_names() -> None:
     assert start_reading(sig, ctx.title, named) == ["tests/conftest.py::attn_backend",
                                                      "tests/test_attention.py::test_prefill_matches_naive"]
     assert start_reading(sig, ctx.title) == ["tests/test_attention.py::test_prefill_matches_naive"]
+
+
+def test_with_no_definitions_code_comes_before_the_readme_that_mentions_it() -> None:
+    code = FileChange(path="pkg/client/client.go", additions=1, deletions=1,
+                      patch="@@ -10,1 +10,1 @@\n-const DefaultTimeout = 30 * time.Second\n"
+                            "+const DefaultTimeout = 5 * time.Second\n")
+    readme = FileChange(path="README.md", additions=6, deletions=1, patch=(
+        "@@ -40,1 +40,6 @@\n-The client waits 30 s.\n+The client waits 5 s by default.\n+\n+Callers that need\n"
+        "+longer pass\n+their own\n+client.\n"))
+    ctx = PRContext(number=1, title="Lower the default timeout", files=[readme, code])
+    assert start_reading(measure(ctx), ctx.title)[0] == "pkg/client/client.go"
+
+
+def test_a_drop_of_new_code_names_the_shared_code_its_design_point_cites() -> None:
+    model = FileChange(path="engine/models/comet.py", status="added", additions=40, patch="@@ -0,0 +1,40 @@\n" + "\n".join(
+        f"+class Comet{i}:\n+    def forward(self, x):\n+        y = get_rope(x)\n+        return y + {i}"
+        for i in range(10)))
+    rope = FileChange(path="engine/layers/rotary.py", additions=1, deletions=1, patch=(
+        "@@ -10,2 +10,2 @@\n-def get_rope(head_size):\n+def get_rope(head_size, partial=1.0):\n     pass\n"))
+    ctx = PRContext(number=1, title="Add Comet", files=[model, rope])
+    sig = measure(ctx)
+    entries = start_reading(sig, ctx.title, named=["engine/layers/rotary.py::get_rope"])
+    assert entries[1] == "engine/layers/rotary.py::get_rope", entries

@@ -135,7 +135,7 @@ def test_a_sentence_after_a_quote_starts_after_a_full_stop() -> None:
         FileChange(path="engine/stop.py", status=FileStatus.ADDED, additions=4, patch=code),
         FileChange(path="tests/test_stop.py", status=FileStatus.ADDED, additions=2, patch=test)])
     point = next(d for d in heuristic_digest(ctx, Coverage(), "zh-CN").decisions if "StopStringMatcher" in d.title)
-    assert "由 `test_stop_strings` 覆盖测试" in point.explanation, point.explanation
+    assert "有测试 `test_stop_strings` 覆盖" in point.explanation, point.explanation
     assert not _QUOTE_THEN_CHINESE.search(point.explanation), point.explanation
 
 

@@ -205,7 +205,7 @@ def _view(report: Report, detail: _Detail, trimmed: list[str], with_state: bool)
         "audience": text["list_sep"].join(a for a in audience if a) if detail.reading else "",
         "reason": prose(digest.reason, "reason"),
         "decisions": decisions,
-        "start_reading": text["then"].join(r for r in reading if r) if detail.reading else "",
+        "start_reading": _reading_chain([r for r in reading if r], text) if detail.reading else "",
         "discussion": prose(digest.discussion, "discussion") if detail.discussion else "",
         "linked": _nonempty(prose(x, "finding") for x in digest.linked_issue_findings[:4]) if detail.linked else [],
         "open_items": _nonempty(prose(x, "open") for x in digest.open_items[:5]) if detail.open else [],
@@ -254,6 +254,15 @@ def _team(report: Report, lang: str, host: str) -> dict[str, Any] | None:
         "analysed_word": verdict_word(report.digest.verdict, lang),
         "analysed_emoji": verdict_emoji(report.digest.verdict),
     }
+
+
+def _reading_chain(places: list[str], text: dict[str, Any]) -> str:
+    """Where to start, in order: "A, then B, then C"; in Chinese "A，然后依次是 B、C。" (one 再看 a place reads
+    as a machine's)."""
+    end = str(text.get("reading_end", "")) if places else ""
+    if "reading_then" not in text or len(places) < 2:
+        return str(text["then"]).join(places) + end
+    return places[0] + str(text["reading_then"]) + str(text["list_sep"]).join(places[1:]) + end
 
 
 def _nonempty(items: Iterable[str]) -> list[str]:

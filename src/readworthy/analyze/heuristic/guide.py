@@ -47,7 +47,7 @@ from .kind_points import kind_points
 from .option_points import environment_points, option_points, setting_points
 from .signals import Signals
 from .signature_points import signature_points
-from .wording import fit, phrase, then
+from .wording import fit, full_stop, phrase, then
 
 MAX_POINTS = 4
 MIN_WEIGHT = 5.0  # below this a passage is too generic to be a design point
@@ -168,10 +168,11 @@ def decision_of(p: Passage, paths: Sequence[str], language: str, facts: bool = T
         # words stay as written, quoted whole
         # each as it stands in the source: two quotes, or one when the title is the quote's clipped start
         said = [rest] if head.removesuffix("…").rstrip() in rest else [head, rest]
-        head, explanation = attribution, phrase(language, "p_original", quote="” “".join(x for x in said if x))
+        head, explanation = attribution, phrase(language, "p_original", quote="”；“".join(x for x in said if x))
     shown = _facts(p.anchor, language, facts)
     # English facts bring their own leading blank; Chinese ones need the quote before them closed by a full stop
     explanation = then(language, explanation, shown) if shown and language == "zh-CN" else explanation + shown
+    explanation = full_stop(language, explanation)
     return Decision(title=fit(head, 160), explanation=fit(explanation, 900),
                     references=list(dict.fromkeys([d.path, p.anchor.reference, *p.anchor.tests[:1]]))[:8])
 

@@ -262,13 +262,14 @@ def test_points(changes: list[FileChange], language: str) -> list[Decision]:
 def _case_tables(changes: list[FileChange]) -> list[_TestDef]:
     """The new tests (of any language) that run over a table of cases they add, each with its added lines;
     where the table is declared apart from any test the diff names (`INSTANTIATE_TEST_SUITE_P`, an annotation
-    above a method), the file's new definitions, or the file itself."""
+    above a method), the file's new suite (a type) or new methods, or the file itself."""
     out = []
     for c in changes:
         defs = file_definitions(c).definitions
         found = [d for d in defs if d.new and any(CASE_TABLE.search(x) for x in d.added_code)]
         if not found and any(CASE_TABLE.search(x) for x in _added(c)):
-            found = [d for d in defs if d.new][:2]
+            # the new suite (a type: its helper methods are not tests), else the new methods (JUnit's)
+            found = [d for d in defs if d.new and d.is_type][:1] or [d for d in defs if d.new][:2]
             if not found:
                 name = c.path.rsplit("/", 1)[-1]
                 out.append(_TestDef(c.path, name, "", qualname=name))

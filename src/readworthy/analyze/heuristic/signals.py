@@ -35,7 +35,7 @@ CODE_KINDS = frozenset({FileKind.SOURCE, FileKind.KERNEL})
 _DEFINITION_KINDS = CODE_KINDS | {FileKind.BUILD, FileKind.TEST}
 # A capability flag being *declared* (def/fn/attribute/assignment), not merely called. `can_*` declares one
 # about what code can use or run (`can_implement`, `can_use_cudagraph`) or as a flag of its own (`can_graph:
-# bool`); `can_accept(n)` and `can_allocate(blocks)` ask about room at run time, not what is supported.
+# bool`); `can_accept()` and `can_allocate(blocks)` ask about room at run time, not what is supported.
 # A name with "capability" in it is a declaration only as a function (`def get_min_capability`): a variable
 # called `capability` holds one, it declares nothing.
 _CAPABILITY = re.compile(
@@ -43,9 +43,9 @@ _CAPABILITY = re.compile(
     r"|has_\w+_support|can_\w+)\s*(?:\(|:|=(?!=)|->)|\b(?:def|fn)\s+(\w*capabilit\w*)\s*\("
 )
 _CAN_CAPABILITY = re.compile(r"can_(?:use|implement|run|support|handle)\w*")
-# any other `can_x` is a flag only as a boolean field or a question about the object alone: `can_x: bool`,
-# `def can_x(self)`
-_CAN_FLAG = re.compile(r"\bcan_\w+\s*:\s*bool\b|\b(?:def|fn)\s+can_\w+\s*\(\s*(?:&?\s*(?:self|cls))?\s*\)")
+# any other `can_x` is a flag only as a declared boolean field (`can_graph: bool = True`): a method, even one
+# taking nothing (`def can_accept(self)`), may ask about room at run time
+_CAN_FLAG = re.compile(r"\bcan_\w+\s*:\s*bool\b")
 _ABSTRACTION = re.compile(
     r"^\s*(?:class\s+\w+\s*\([^)]*\b(?:ABC|Protocol|Generic|ABCMeta)\b|@(?:abc\.)?abstractmethod"
     r"|(?:pub(?:\([^)]*\))?\s+)?trait\s+\w+|type\s+\w+\s+interface\b|(?:export\s+)?interface\s+\w+"

@@ -14,6 +14,7 @@ from .kind_points import new_tests
 from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
 
 MAX_START, MAX_START_TESTS = 6, 2  # the comment shows six places to start
+DROP_SHARE = 0.5  # most of the added code in files the PR creates: a drop of new code (analyzer.NEW_PACKAGE_SHARE)
 
 
 def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> list[str]:
@@ -73,7 +74,7 @@ def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> l
         out += [f.change.path for f in plain if f.change.path not in files and f.change.path not in later
                 ][: MAX_START - len(out)]
         out += later[: max(0, MAX_START - len(out))]
-        return [x[:200] for x in out]
+        return [x[:200] for x in _shared_first(out, later, sig)]
     if readable and all(f.kind is FileKind.TEST for f in readable):  # a tests-only PR: its new tests
         found = new_tests([f.change for f in readable])
         found.sort(key=lambda t: -len(words & set(re.findall(r"[a-z0-9]+", t.rsplit("::", 1)[-1].lower()))))
@@ -85,14 +86,31 @@ def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> l
         if found:
             return [x[:200] for x in [*technique, *found][:MAX_START]]
     if readable:
-        # the file with most to read first (a new docs page before the nav entry that lists it), then, with
-        # room, the other files that change beside them (a lock file's dependency tree, generated output)
-        readable.sort(key=lambda f: -f.change.additions)
+        # code first, then docs, then the rest, each with the file with most to read first (a constant's
+        # file before the README that mentions it, a new docs page before the nav entry that lists it); then,
+        # with room, the other files that change beside them (a lock file's dependency tree, generated output)
+        readable.sort(key=lambda f: (f.kind not in CODE_KINDS, f.kind is not FileKind.DOCS, -f.change.additions))
         rest = [f for f in sig.ranked if f not in readable and f.kind is not FileKind.RENAMED
                 and f.change.additions + f.change.deletions > 0]
         return [f.change.path[:200] for f in [*readable, *rest][:4]]
     changed = sorted(sig.ranked, key=lambda f: -(f.change.additions + f.change.deletions))
     return [f.change.path[:200] for f in changed[:2]]
+
+
+def _shared_first(entries: list[str], later: list[str], sig: Signals) -> list[str]:
+    """For a drop of new code (most added code in files the PR creates) whose list names none of the shared
+    code it changes, the first such place comes right after the centre, in place of the last entry: what a
+    reader outside the new code must see is never left out."""
+    created = set(sig.new_code_files)
+    if sig.new_file_share < DROP_SHARE or not entries:
+        return entries
+
+    def shared(x: str) -> bool:
+        return x.split("::")[0] not in created and x.split("::")[0] in sig.shared_edits
+    if any(shared(x) for x in entries):
+        return entries
+    found = next((x for x in later if shared(x)), None)
+    return entries if found is None else [entries[0], found, *entries[1:]][:MAX_START]
 
 
 def _holders(sig: Signals, entries: list[str]) -> list[str]:

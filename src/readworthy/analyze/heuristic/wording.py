@@ -172,8 +172,8 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "c_signature_takes_title": "`{name}` now takes {added}",
         "c_signature_drops_title": "`{name}` no longer takes {removed}",
         "c_signature_async_title": "`{name}` is now `{keyword}`",
-        "c_signature_async": "A changed signature in `{file}`: `{name}` is now asynchronous, so every caller must "
-                             "await it from a coroutine.",
+        "c_signature_async": "A changed signature in `{file}`: `{name}` is now asynchronous (`{keyword}`), so every "
+                             "caller must call it from a coroutine and wait for its result.",
         "c_signature": "A changed signature in `{file}`: every caller of `{name}` meets it.",
         "c_signature_used": "A changed signature in `{file}`, called from {n} other changed file{s}: every caller "
                             "of `{name}` meets it.",
@@ -284,10 +284,10 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "fragment": "{n} 个文件（{files}）的补丁不完整，以下判断只基于片段。{reason}",
         "taste": "团队曾把 {n} 个类似改动（{kind}）判为 {team}（{refs}）；若不参考这些纠正，"
                  "单看本 PR 会判为 {own}：{reason}",
-        "deep": "它{findings}。",
-        "skim": "它{findings}；看不出更大范围的设计变化。",
-        "skim_design": "它{findings}：值得看一眼这处设计，不必逐行阅读。",
-        "skip_code": "它{findings}；其中没有能迁移到别处代码的内容。",
+        "deep": "该 PR {findings}。",
+        "skim": "该 PR {findings}；看不出更大范围的设计变化。",
+        "skim_design": "该 PR {findings}：值得看一眼这处设计，不必逐行阅读。",
+        "skip_code": "该 PR {findings}；其中没有能迁移到别处代码的内容。",
         "and": "，并且",
         "sep": "，",
         "new_definitions": "新增了 {n} 个定义",
@@ -339,11 +339,11 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "p_review_request": "{who} 要求修改 `{name}`，改完后批准",
         "p_version_exclusion_title": "排除坏版本而不是锁死版本",
         "p_version_exclusion": "`{file}` 中的 `{line}` 用 `!=` 排除了一个版本，后续升级不受影响。",
-        "f_sentence": "它{facts}。",
+        "f_sentence": "{facts}。",
         "f_sep": "，",
-        "f_kernel_entry": "是内核入口",
-        "f_callers": "被其他 {n} 个改动文件使用",
-        "f_tested": "由 `{test}` 覆盖测试",
+        "f_kernel_entry": "这是内核入口",
+        "f_callers": "另有 {n} 个改动文件用到它",
+        "f_tested": "有测试 `{test}` 覆盖",
         "c_condition_body_title": "`{body}` 改为在 `{new}` 时执行",
         "c_condition_body": "`{file}` 中 `{name}` 的条件由 ~~`{old}`~~ 改为 `{new}`。",
         "c_condition_title": "`{name}` 现在根据 `{new}` 决定走哪条分支",
@@ -382,9 +382,10 @@ PHRASES: Mapping[str, Mapping[str, str]] = {
         "c_signature_takes_title": "`{name}` 新增参数 {added}",
         "c_signature_drops_title": "`{name}` 不再接受参数 {removed}",
         "c_signature_async_title": "`{name}` 改为 `{keyword}`",
-        "c_signature_async": "`{file}` 中的签名变了：`{name}` 现在是异步的，每个调用方都要在协程中等待它。",
-        "c_signature": "`{file}` 中的签名变了：每个调用 `{name}` 的地方都要随之调整。",
-        "c_signature_used": "`{file}` 中的签名变了，其他 {n} 个改动文件调用它：每个调用 `{name}` 的地方都要随之调整。",
+        "c_signature_async": "`{file}` 中的签名变了：`{name}` 现在是 `{keyword}` 函数，调用方必须在协程中调用它。",
+        "c_signature": "`{file}` 中的签名变了：调用 `{name}` 的地方都会受这一变化影响。",
+        "c_signature_used": "`{file}` 中的签名变了，另有 {n} 个改动文件调用它：调用 `{name}` 的地方都会受这一"
+                            "变化影响。",
         "c_shared_title": "新文件之外，它还改动了共享代码：{files}",
         "c_shared": "新增代码大多在它自己的新文件里；它改动的共享代码（{n} 个文件）才是其他读者需要看的：{names}。",
         "p_reports": "PR 给出的结果：“{quote}”",
@@ -474,6 +475,12 @@ def then(language: str, first: str, second: str) -> str:
 
 
 _ZH_ENDS = ("。", "！", "？", "；", "：", "…")
+
+
+def full_stop(language: str, text: str) -> str:
+    """A Chinese sentence that ends without a full stop of its own (on a quote) is given one; English quotes
+    end as written."""
+    return text + "。" if language == "zh-CN" and text and not text.endswith(_ZH_ENDS) else text
 
 
 def code_names(names: Sequence[str], limit: int, language: str) -> str:
