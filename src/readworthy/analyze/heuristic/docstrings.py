@@ -38,6 +38,8 @@ _QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
 def without_blanks(line: str) -> str:
     """The line with its blanks taken out, except inside a string: `" ".join(parts)` -> `"".join(parts)` is
     a different key, not a reformat."""
+    if '"' not in line and "'" not in line:  # most lines: no string to keep
+        return "".join(line.split())
     out, last = [], 0
     for m in _QUOTED.finditer(line):
         out += ["".join(line[last:m.start()].split()), m.group(0)]
