@@ -86,10 +86,11 @@ def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> l
         if found:
             return [x[:200] for x in [*technique, *found][:MAX_START]]
     if readable:
-        # code first, then docs, then the rest, each with the file with most to read first (a constant's
-        # file before the README that mentions it, a new docs page before the nav entry that lists it); then,
-        # with room, the other files that change beside them (a lock file's dependency tree, generated output)
-        readable.sort(key=lambda f: (f.kind not in CODE_KINDS, f.kind is not FileKind.DOCS, -f.change.additions))
+        # code first, then tests, then docs, then the rest, each with the file with most to read first (a
+        # constant's file before the README that mentions it, a new docs page before the nav entry that lists
+        # it); then, with room, the other files that change beside them (a lock file's tree, generated output)
+        tier = {FileKind.TEST: 1, FileKind.DOCS: 2}
+        readable.sort(key=lambda f: (0 if f.kind in CODE_KINDS else tier.get(f.kind, 3), -f.change.additions))
         rest = [f for f in sig.ranked if f not in readable and f.kind is not FileKind.RENAMED
                 and f.change.additions + f.change.deletions > 0]
         return [f.change.path[:200] for f in [*readable, *rest][:4]]
