@@ -263,14 +263,13 @@ def _settled(sig: Signals, language: str) -> tuple[str, dict[str, object]] | Non
         if sig.bulk_files:
             return "bulk_data", {"n": sig.bulk_files}
         return "mechanical_only", {"n": sig.files_total}
-    # "Revert" is PR text anyone can write: it settles skip only when the diff looks like a back-out (it deletes
-    # at least as much as it adds and defines nothing new), so new code titled a revert is judged on its code
     if sig.version_only:
         return ("version_exclusion" if sig.excludes_version else "version_only"), {}
     if _substance(sig):  # a bump with code beside the pin is judged by that code, not as churn
         return None
-    # a back-out removes what it reverts: a refusal it adds is a change of its own (a guard it drops is
-    # substance, above)
+    # "Revert" is PR text anyone can write: it settles skip only when the diff looks like a back-out (it deletes
+    # at least as much as it adds, defines nothing new and adds no refusal; a guard it drops is substance,
+    # above), so new code titled a revert is judged on its code
     if sig.is_revert and not sig.analysed_issues and sig.deleted_lines >= sig.added_lines \
             and not sig.new_definitions and not sig.new_refusals:
         return "revert", {}

@@ -236,6 +236,7 @@ def _refusal_words(code: Sequence[str], at: int) -> str:
 # A member that is behaviour, not data: a method signature (`load(id: string): Promise<Row>;`) or a
 # function-typed field (`onChange: (value: string) => void;`).
 _TS_METHOD = re.compile(r"^\s*(?:readonly\s+)?\w+\??\s*(?:<[^>]*>)?\s*\(|:\s*(?:<[^>]*>)?\s*\([^)]*\)\s*=>")
+_TS_INTERFACE = re.compile(r"^\s*(?:export\s+)?interface\s+\w+")
 
 
 def _data_shape(added: list[str], at: int) -> bool:
@@ -250,9 +251,6 @@ def _data_shape(added: list[str], at: int) -> bool:
         if _TS_METHOD.search(line):
             return False
     return True
-
-
-_TS_INTERFACE = re.compile(r"^\s*(?:export\s+)?interface\s+\w+")
 
 
 def _declares_flag(name: str, line: str) -> bool:
