@@ -34,7 +34,7 @@ from ...pack.classify import FileKind
 from .defaults import is_constant
 from .guide import design_points, headline_of, skip_points
 from .readers import audience, discussion_summary, issue_findings, open_items, related
-from .signals import MECHANICAL_KINDS, Signals, measure
+from .signals import MECHANICAL_KINDS, NEW_MODULE_LINES, NEW_PACKAGE_SHARE, Signals, measure
 from .start import start_reading
 from .sweeps import Sweep
 from .verdict_model import FITTED, GUARD_CONTEXT_LINES, RUBRIC_PRIOR, Estimate, Params, estimate, reading_facts
@@ -62,8 +62,6 @@ SMALL_FIX_LINES = 10
 MOVED_MIN_LINES = 20  # code moves are judged on at least this many added lines
 MOVED_SHARE = 0.85  # this share of the added code was removed elsewhere (or is imports): code moved, not changed
 REMOVAL_SHARE = 0.9  # of the changed lines deleted: a removal
-NEW_PACKAGE_SHARE = 0.5  # most of the added code sits in brand-new directories (or brand-new files)
-NEW_MODULE_LINES = 50  # a new file with this much code is a module of its own, not a helper beside its callers
 GUARD_SHOWN_CHARS = 110  # a removed guard is quoted whole when it fits: its condition says what was checked
 DOC_SECTION_LINES = 20  # a new docs heading with this many added lines is a section that explains something
 # Findings about what the change does, named first in the reason (size and counts come after).
@@ -209,7 +207,12 @@ def _new_code_drop(sig: Signals) -> bool:
     none, of what it brings. Never a skip: the model's weight on the new-package share, learned from drops
     big enough to be skims, would call a smaller one a confident skip, and a confident skip is never sent
     to a model."""
-    return bool(sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE) or _new_modules(sig)
+    return _new_package(sig) or _new_modules(sig)
+
+
+def _new_package(sig: Signals) -> bool:
+    """Most of the added code is in new directories of its own."""
+    return bool(sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE)
 
 
 def _new_modules(sig: Signals) -> bool:
@@ -360,7 +363,7 @@ def _shape_reason(sig: Signals, verdict: Verdict, language: str) -> str | None:
     changed = sig.added_lines + sig.deleted_lines
     if skip and changed and sig.deleted_lines >= REMOVAL_SHARE * changed and not sig.new_definitions:
         return phrase(language, "removal", deleted=sig.deleted_lines)
-    package = bool(sig.new_packages and sig.new_package_share >= NEW_PACKAGE_SHARE)
+    package = _new_package(sig)
     # new files among existing ones say less than a contract they add: that is named first (`_findings`)
     contract = sig.fail_fast or sig.capability_flags or sig.implemented or sig.abstractions
     if not skip and (package or _new_modules(sig) and not contract):

@@ -68,6 +68,8 @@ _NOT_ENGINE = re.compile(r"(?:^|/)(?:benchmarks?|examples?|scripts?|tools|docs?)
 # Go refuses by returning an error (`return nil, fmt.Errorf(...)`), not by raising.
 _REFUSAL = re.compile(r"^\s*(?:raise\s+\w*(?:Error|Exception)|throw\s|TORCH_CHECK|panic!|bail!"
                       r"|return\s+(?:[\w.&{}]+,\s*)*(?:fmt\.Errorf|errors\.New)\()")
+NEW_PACKAGE_SHARE = 0.5  # most of the added code sits in brand-new directories (or brand-new files): a drop
+NEW_MODULE_LINES = 50  # a new file with this much code is a module of its own, not a helper beside its callers
 TEMPLATE_MIN_DEFINITIONS = 10  # a share of fewer new definitions says little: one new `__init__` is no template
 
 
@@ -384,6 +386,7 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
     packages, package_share = new_packages(ctx.files, {c.path for c in ctx.files if kind_of[c.path] in CODE_KINDS})
     created_code = [c for c in ctx.files if kind_of[c.path] in CODE_KINDS and c.status is FileStatus.ADDED]
     code_added = sum(c.additions for c in ctx.files if kind_of[c.path] in CODE_KINDS)
+    created_lines = sum(c.additions for c in created_code)
     shared_flags, shared_abstractions = _shared(capability, abstractions, ctx.files, centre,
                                                 {p: plus for p, (plus, _) in lines.items()})
     movable = [p for p in lines if kind_of[p] in _DEFINITION_KINDS or kind_of[p] is FileKind.DELETED]
@@ -459,8 +462,8 @@ def measure(ctx: PRContext, classifier: Classifier | None = None) -> Signals:
         moved_code_lines=moved_code,
         added_code_total=code_total,
         module_docs=tuple(module_docs),
-        new_file_code_lines=sum(c.additions for c in created_code),
-        new_file_share=sum(c.additions for c in created_code) / code_added if code_added else 0.0,
+        new_file_code_lines=created_lines,
+        new_file_share=created_lines / code_added if code_added else 0.0,
         new_code_files=tuple(c.path for c in sorted(created_code, key=lambda c: -c.additions))[:8],
         new_tests=sum(1 for t in test_defs if t.new and t.name.lower().startswith("test")),
         why_comments=why,

@@ -275,7 +275,8 @@ def changed_signatures(change: FileChange) -> list[Signature]:
         if _spelled_alike(old_return) == _spelled_alike(new_return) or (
                 _base(old_return) == _base(new_return) and _base(old_return) in (old_return, new_return)):
             old_return = new_return  # `Dict[K, V]` -> `dict[K, V]`, `list` -> `list[T]`: the same type, spelled anew
-        now_async = next((m.group(0) for m in [_ASYNC.search(new)] if m and not _ASYNC.search(old)), "")
+        became = _ASYNC.search(new)
+        now_async = became.group(0) if became and not _ASYNC.search(old) else ""
         if old_return != new_return or added or removed or now_async:
             out.append(Signature(name, old, new, old_return, new_return, added, removed, now_async))
     return out

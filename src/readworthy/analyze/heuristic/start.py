@@ -11,10 +11,9 @@ from ...pack.classify import FileKind
 from .centre import RankedDefinition
 from .code_points import abstract_types
 from .kind_points import new_tests
-from .signals import CODE_KINDS, MECHANICAL_KINDS, Signals
+from .signals import CODE_KINDS, MECHANICAL_KINDS, NEW_PACKAGE_SHARE, Signals
 
 MAX_START, MAX_START_TESTS = 6, 2  # the comment shows six places to start
-DROP_SHARE = 0.5  # most of the added code in files the PR creates: a drop of new code (analyzer.NEW_PACKAGE_SHARE)
 
 
 def start_reading(sig: Signals, title: str = "", named: Sequence[str] = ()) -> list[str]:
@@ -103,7 +102,7 @@ def _shared_first(entries: list[str], later: list[str], sig: Signals) -> list[st
     code it changes, the first such place comes right after the centre, in place of the last entry: what a
     reader outside the new code must see is never left out."""
     created = set(sig.new_code_files)
-    if sig.new_file_share < DROP_SHARE or not entries:
+    if sig.new_file_share < NEW_PACKAGE_SHARE or not entries:
         return entries
 
     def shared(x: str) -> bool:
